@@ -1,0 +1,28 @@
+import { neon, neonConfig, type NeonQueryFunction } from "@neondatabase/serverless";
+import { drizzle, type NeonHttpDatabase } from "drizzle-orm/neon-http";
+import * as schema from "./schema";
+
+let configuredEndpoint: string | undefined;
+
+/**
+ * Points the Neon driver at a local SQL-over-HTTP server. The template's `{host}` and `{port}`
+ * come from each connection string, so several databases (or a dead one, in tests) can coexist.
+ */
+export function useNeonEndpoint(template: string | undefined): void {
+  if (!template || template === configuredEndpoint) return;
+  configuredEndpoint = template;
+  neonConfig.fetchEndpoint = (host: string, port: number | string | undefined) =>
+    template.replace("{host}", host).replace("{port}", String(port || 5432));
+}
+
+export type Database = NeonHttpDatabase<typeof schema>;
+
+/** A drizzle client over Neon's HTTP protocol; cheap to create (no connection is held). */
+export function database(url: string): Database {
+  return drizzle({ client: neon(url), schema });
+}
+
+/** A raw query function with a bounded wait, for probes. */
+export function rawSql(url: string, timeoutMs: number): NeonQueryFunction<false, false> {
+  return neon(url, { fetchOptions: { signal: AbortSignal.timeout(timeoutMs) } });
+}

@@ -1,0 +1,2 @@
+export * from "./market";
+export * from "./control";

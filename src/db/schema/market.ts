@@ -1,0 +1,264 @@
+import {
+  bigint,
+  bigserial,
+  boolean,
+  date,
+  doublePrecision,
+  index,
+  integer,
+  pgTable,
+  primaryKey,
+  smallint,
+  text,
+  timestamp,
+  uniqueIndex,
+} from "drizzle-orm/pg-core";
+
+const tsz = (name: string) => timestamp(name, { withTimezone: true, mode: "string" });
+const day = (name: string) => date(name, { mode: "string" });
+
+/**
+ * The loaded market snapshot. `version` changes on every load; caches and pagination cursors are
+ * bound to it so a page sequence never mixes two snapshots.
+ */
+export const marketState = pgTable("market_state", {
+  id: smallint("id").primaryKey().default(1),
+  version: bigint("version", { mode: "number" }).notNull(),
+  asOf: tsz("as_of").notNull(),
+  sessionDate: day("session_date").notNull(),
+  riskFreeRate: doublePrecision("risk_free_rate").notNull(),
+  source: text("source").notNull(),
+  loadedAt: tsz("loaded_at").notNull().defaultNow(),
+});
+
+export const underlyings = pgTable(
+  "underlyings",
+  {
+    symbol: text("symbol").primaryKey(),
+    name: text("name").notNull(),
+    assetType: text("asset_type", { enum: ["stock", "etf", "index"] }).notNull(),
+    sector: text("sector"),
+    industry: text("industry"),
+    marketCap: doublePrecision("market_cap"),
+    peRatio: doublePrecision("pe_ratio"),
+    logoUrl: text("logo_url").notNull(),
+    optionable: boolean("optionable").notNull(),
+    /** In the dividend-calendar coverage universe (listed stocks and ETFs with options data). */
+    inCoverage: boolean("in_coverage").notNull(),
+    dividendYield: doublePrecision("dividend_yield"),
+    dividendFrequency: text("dividend_frequency"),
+    rating: text("rating"),
+    consensus: text("consensus"),
+    overallScore: smallint("overall_score"),
+    discountedCashFlowScore: smallint("dcf_score"),
+    returnOnEquityScore: smallint("roe_score"),
+    returnOnAssetsScore: smallint("roa_score"),
+    debtToEquityScore: smallint("de_score"),
+    priceToEarningsScore: smallint("pe_score"),
+    priceToBookScore: smallint("pb_score"),
+  },
+  (t) => [index("underlyings_asset_type_idx").on(t.assetType)],
+);
+
+export const equityQuotes = pgTable("equity_quotes", {
+  symbol: text("symbol")
+    .primaryKey()
+    .references(() => underlyings.symbol),
+  price: doublePrecision("price").notNull(),
+  bid: doublePrecision("bid"),
+  ask: doublePrecision("ask"),
+  previousClose: doublePrecision("previous_close"),
+  volume: bigint("volume", { mode: "number" }),
+  asOf: tsz("as_of"),
+});
+
+export const equityDaily = pgTable(
+  "equity_daily",
+  {
+    symbol: text("symbol").notNull(),
+    date: day("date").notNull(),
+    open: doublePrecision("open").notNull(),
+    high: doublePrecision("high").notNull(),
+    low: doublePrecision("low").notNull(),
+    close: doublePrecision("close").notNull(),
+    volume: bigint("volume", { mode: "number" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.symbol, t.date] })],
+);
+
+/** Current snapshot per contract. IV and Greeks are stored as computed (IV decimal). */
+export const optionQuotes = pgTable(
+  "option_quotes",
+  {
+    optionSymbol: text("option_symbol").primaryKey(),
+    underlying: text("underlying").notNull(),
+    root: text("root").notNull(),
+    expiration: day("expiration").notNull(),
+    strike: doublePrecision("strike").notNull(),
+    side: text("side", { enum: ["call", "put"] }).notNull(),
+    /** `am` settles at the open of the expiration day, `pm` at the close. */
+    settlement: text("settlement", { enum: ["am", "pm"] }).notNull(),
+    multiplier: integer("multiplier").notNull().default(100),
+    bid: doublePrecision("bid"),
+    ask: doublePrecision("ask"),
+    last: doublePrecision("last"),
+    volume: integer("volume"),
+    openInterest: integer("open_interest"),
+    iv: doublePrecision("iv"),
+    delta: doublePrecision("delta"),
+    gamma: doublePrecision("gamma"),
+    theta: doublePrecision("theta"),
+    vega: doublePrecision("vega"),
+    rho: doublePrecision("rho"),
+    underlyingPrice: doublePrecision("underlying_price"),
+    asOf: tsz("as_of"),
+    lastTradeAt: tsz("last_trade_at"),
+    previousMark: doublePrecision("previous_mark"),
+  },
+  (t) => [
+    uniqueIndex("option_quotes_chain_idx").on(t.underlying, t.expiration, t.strike, t.side, t.root),
+    index("option_quotes_expiration_idx").on(t.expiration),
+  ],
+);
+
+export const optionDaily = pgTable(
+  "option_daily",
+  {
+    optionSymbol: text("option_symbol").notNull(),
+    date: day("date").notNull(),
+    volume: integer("volume").notNull(),
+    openInterest: integer("open_interest").notNull(),
+    mark: doublePrecision("mark"),
+    iv: doublePrecision("iv"),
+  },
+  (t) => [primaryKey({ columns: [t.optionSymbol, t.date] })],
+);
+
+/** Daily 30-day at-the-money IV per underlying (decimal), for rank, percentile and changes. */
+export const ivDaily = pgTable(
+  "iv_daily",
+  {
+    symbol: text("symbol").notNull(),
+    date: day("date").notNull(),
+    iv: doublePrecision("iv").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.symbol, t.date] })],
+);
+
+export const earnings = pgTable(
+  "earnings",
+  {
+    symbol: text("symbol").notNull(),
+    earningsDate: day("earnings_date").notNull(),
+    timing: text("timing", { enum: ["bmo", "amc", "dmh", "unknown"] }).notNull(),
+    fiscalQuarter: text("fiscal_quarter"),
+    epsEstimated: doublePrecision("eps_estimated"),
+    revenueEstimated: doublePrecision("revenue_estimated"),
+  },
+  (t) => [primaryKey({ columns: [t.symbol, t.earningsDate] }), index("earnings_date_idx").on(t.earningsDate, t.symbol)],
+);
+
+export const dividends = pgTable(
+  "dividends",
+  {
+    symbol: text("symbol").notNull(),
+    exDate: day("ex_date").notNull(),
+    payDate: day("pay_date").notNull(),
+    amount: doublePrecision("amount").notNull(),
+    yieldPercent: doublePrecision("yield_percent").notNull(),
+    frequency: text("frequency").notNull(),
+    isEstimated: boolean("is_estimated").notNull().default(false),
+  },
+  (t) => [primaryKey({ columns: [t.symbol, t.exDate] }), index("dividends_ex_date_idx").on(t.exDate, t.symbol)],
+);
+
+/** Seven sessions of classified trade prints, priced against the NBBO at trade time. */
+export const flowPrints = pgTable(
+  "flow_prints",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    executedAt: tsz("executed_at").notNull(),
+    sessionDate: day("session_date").notNull(),
+    ticker: text("ticker").notNull(),
+    optionSymbol: text("option_symbol").notNull(),
+    optionType: text("option_type", { enum: ["call", "put"] }).notNull(),
+    strike: doublePrecision("strike").notNull(),
+    expiration: day("expiration").notNull(),
+    price: doublePrecision("price").notNull(),
+    size: integer("size").notNull(),
+    premium: doublePrecision("premium").notNull(),
+    bid: doublePrecision("bid"),
+    ask: doublePrecision("ask"),
+    underlyingPrice: doublePrecision("underlying_price").notNull(),
+    side: text("side", { enum: ["ask", "bid", "mid", "unknown"] }).notNull(),
+    sentiment: text("sentiment", { enum: ["bullish", "bearish", "neutral"] }).notNull(),
+    executionType: text("execution_type", { enum: ["sweep", "block", "split"] }).notNull(),
+    volume: integer("volume").notNull(),
+    openInterest: integer("open_interest").notNull(),
+    opening: boolean("opening").notNull(),
+    delta: doublePrecision("delta"),
+    iv: doublePrecision("iv"),
+    isEtfOrIndex: boolean("is_etf_or_index").notNull(),
+  },
+  (t) => [
+    index("flow_prints_ticker_time_idx").on(t.ticker, t.executedAt.desc()),
+    index("flow_prints_session_premium_idx").on(t.sessionDate, t.premium.desc()),
+    index("flow_prints_session_time_idx").on(t.sessionDate, t.executedAt.desc()),
+  ],
+);
+
+/** One denormalised row per contract for the screener; rebuilt after each load. */
+export const screenerContracts = pgTable(
+  "screener_contracts",
+  {
+    optionKey: text("option_key").primaryKey(),
+    symbol: text("symbol").notNull(),
+    type: text("type", { enum: ["call", "put"] }).notNull(),
+    expiration: day("expiration").notNull(),
+    dte: integer("dte").notNull(),
+    strike: doublePrecision("strike").notNull(),
+    bidPrice: doublePrecision("bid_price"),
+    askPrice: doublePrecision("ask_price"),
+    lastPrice: doublePrecision("last_price"),
+    premium: doublePrecision("premium"),
+    volume: integer("volume"),
+    openInterest: integer("open_interest"),
+    delta: doublePrecision("delta"),
+    gamma: doublePrecision("gamma"),
+    theta: doublePrecision("theta"),
+    vega: doublePrecision("vega"),
+    impliedVolatility: doublePrecision("implied_volatility"),
+    yieldPercent: doublePrecision("yield_percent"),
+    annualizedReturn: doublePrecision("annualized_return"),
+    probability: doublePrecision("probability"),
+    bidAskSpreadPct: doublePrecision("bid_ask_spread_pct"),
+    bidAskSpreadAbs: doublePrecision("bid_ask_spread_abs"),
+    moneyness: doublePrecision("moneyness"),
+    cushion: doublePrecision("cushion"),
+    yesterdayMark: doublePrecision("yesterday_mark"),
+    premiumChange1dPct: doublePrecision("premium_change_1d_pct"),
+    thirtyDayAverageVolume: doublePrecision("avg_volume_30d"),
+    thirtyDayAverageIV: doublePrecision("avg_iv_30d"),
+    thirtyDayAveragePremium: doublePrecision("avg_premium_30d"),
+    volumeZScore30d: doublePrecision("volume_z_30d"),
+    openInterestZScore30d: doublePrecision("oi_z_30d"),
+    volumeStdDev30d: doublePrecision("volume_std_30d"),
+    openInterestStdDev30d: doublePrecision("oi_std_30d"),
+    volumeHistorySamples30d: integer("volume_samples_30d"),
+    openInterestHistorySamples30d: integer("oi_samples_30d"),
+    contractScore: doublePrecision("contract_score"),
+    lastTradeDate: tsz("last_trade_date"),
+    lastUpdatedDate: tsz("last_updated_date"),
+    earningsDate: day("earnings_date"),
+    stockPrice: doublePrecision("stock_price"),
+    stockIV: doublePrecision("stock_iv"),
+    ivr: doublePrecision("ivr"),
+  },
+  (t) => [
+    index("screener_symbol_exp_strike_idx").on(t.symbol, t.expiration, t.strike),
+    index("screener_type_dte_idx").on(t.type, t.dte),
+    index("screener_yield_idx").on(t.yieldPercent.desc()),
+    index("screener_volume_idx").on(t.volume.desc()),
+    index("screener_delta_idx").on(t.delta),
+  ],
+);

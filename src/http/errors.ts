@@ -1,0 +1,81 @@
+import type { Context } from "hono";
+
+/** Every error code the API can answer, with its HTTP status. The single source for both. */
+export const ERROR_STATUS = {
+  invalid_parameter: 400,
+  missing_symbol: 400,
+  too_many_symbols: 400,
+  invalid_range: 400,
+  out_of_range: 400,
+  invalid_body: 400,
+  credentials_in_query: 400,
+  missing_api_key: 401,
+  invalid_api_key: 401,
+  subscription_required: 403,
+  subscription_inactive: 403,
+  trial_ended: 403,
+  plan_upgrade_required: 403,
+  wrong_credential_type: 403,
+  origin_forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  rate_limited: 429,
+  too_many_concurrent_requests: 429,
+  too_many_auth_failures: 429,
+  internal_error: 500,
+  upstream_error: 502,
+  service_unavailable: 503,
+  query_timeout: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+export type ErrorStatus = (typeof ERROR_STATUS)[ErrorCode];
+
+export interface ApiErrorOptions {
+  /** Extra body fields (e.g. `required_plan`). */
+  fields?: Record<string, unknown>;
+  headers?: Record<string, string>;
+}
+
+/** The one error type handlers throw; rendered into the spec's envelope in one place. */
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly status: ErrorStatus;
+  readonly fields: Record<string, unknown>;
+  readonly headers: Record<string, string>;
+
+  constructor(code: ErrorCode, message: string, options: ApiErrorOptions = {}) {
+    super(message);
+    this.name = "ApiError";
+    this.code = code;
+    this.status = ERROR_STATUS[code];
+    this.fields = options.fields ?? {};
+    this.headers = options.headers ?? {};
+  }
+}
+
+export interface ErrorEnvelope {
+  error: ErrorCode;
+  message: string;
+  status: number;
+  timestamp: string;
+  request_id: string;
+  [extra: string]: unknown;
+}
+
+/** Renders an ApiError as the spec's envelope, with its headers and the request ID. */
+export function errorResponse(c: Context, err: ApiError): Response {
+  const requestId = (c.get("requestId" as never) as string | undefined) ?? crypto.randomUUID();
+  const body: ErrorEnvelope = {
+    ...err.fields,
+    error: err.code,
+    message: err.message,
+    status: err.status,
+    timestamp: new Date().toISOString(),
+    request_id: requestId,
+  };
+  const headers = new Headers(err.headers);
+  headers.set("Content-Type", "application/json; charset=utf-8");
+  headers.set("X-Request-ID", requestId);
+  return new Response(JSON.stringify(body), { status: err.status, headers });
+}

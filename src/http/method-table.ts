@@ -1,0 +1,37 @@
+import type { RouteSpec } from "./route";
+import { pathPattern } from "./route";
+
+interface PathEntry {
+  pattern: RegExp;
+  allow: string;
+}
+
+/**
+ * For an unmatched request, tells whether the path is known (→ 405 with `Allow`) or not (→ 404).
+ * HEAD is allowed wherever GET is.
+ */
+export class MethodTable {
+  readonly #entries: PathEntry[];
+
+  constructor(routes: readonly RouteSpec[]) {
+    const byPath = new Map<string, Set<string>>();
+    for (const route of routes) {
+      for (const path of [route.path, ...(route.aliases ?? [])]) {
+        const methods = byPath.get(path) ?? new Set<string>();
+        methods.add(route.method.toUpperCase());
+        if (route.method === "get") methods.add("HEAD");
+        byPath.set(path, methods);
+      }
+    }
+    const order = ["GET", "HEAD", "POST"];
+    this.#entries = [...byPath].map(([path, methods]) => ({
+      pattern: pathPattern(path),
+      allow: order.filter((m) => methods.has(m)).join(", "),
+    }));
+  }
+
+  /** The `Allow` value for a known path, or undefined when no route has this path. */
+  allowFor(pathname: string): string | undefined {
+    return this.#entries.find((e) => e.pattern.test(pathname))?.allow;
+  }
+}
