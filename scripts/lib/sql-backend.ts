@@ -64,7 +64,7 @@ export function transactionCharacteristics(o: TransactionOptions): string {
   return parts.join(" ");
 }
 
-const identity = (value: unknown) => value;
+const identity = (value: any) => value;
 
 class PgliteBackend implements SqlBackend {
   readonly kind = "pglite" as const;

@@ -1,0 +1,20 @@
+import { z } from "zod";
+import { defineRoute } from "../../http/route";
+import { SERVICE_VERSION } from "../../version";
+
+export const HealthSchema = z.object({
+  status: z.literal("ok"),
+  version: z.string().describe("Service version."),
+});
+
+export const healthRoute = defineRoute({
+  method: "get",
+  path: "/health",
+  operationId: "getHealth",
+  summary: "Liveness",
+  description: "200 with the service version while the process is alive. Touches no dependency.",
+  tags: ["Meta"],
+  access: "public",
+  responses: { 200: { description: "Alive.", schema: HealthSchema } },
+  handler: (c) => c.json({ status: "ok" as const, version: SERVICE_VERSION }),
+});

@@ -1,0 +1,44 @@
+import { createServer } from "node:net";
+import { cloudflareTest } from "@cloudflare/vitest-plugin";
+import { defineConfig } from "vitest/config";
+
+/** A free loopback port, chosen before the Worker's bindings are fixed. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
+    });
+  });
+}
+
+export default defineConfig(async () => {
+  const sqlPort = Number(process.env.TEST_SQL_PORT) || (await freePort());
+  process.env.TEST_SQL_PORT = String(sqlPort);
+  const deadPort = await freePort();
+  const url = (db: string, port = sqlPort) => `postgresql://app:app@127.0.0.1:${port}/${db}`;
+  return {
+    plugins: [
+      cloudflareTest({
+        wrangler: { configPath: "./wrangler.toml" },
+        miniflare: {
+          bindings: {
+            MARKET_DATABASE_URL: url("market"),
+            CONTROL_DATABASE_URL: url("control"),
+            NEON_HTTP_ENDPOINT: "http://{host}:{port}/sql",
+            // Nothing listens here: lets tests run the Worker against an unreachable database.
+            TEST_DEAD_DATABASE_URL: url("market", deadPort),
+          },
+        },
+      }),
+    ],
+    test: {
+      include: ["test/**/*.test.ts"],
+      globalSetup: ["./test/support/global-setup.ts"],
+      testTimeout: 30_000,
+      hookTimeout: 120_000,
+    },
+  };
+});
