@@ -1,0 +1,25 @@
+import { resolve } from "node:path";
+
+/** Where the embedded PGlite database of `npm run dev` lives (git-ignored). */
+export const DEV_DATA_DIR = resolve(process.env.PGLITE_DIR ?? ".dev/pglite");
+export const MIGRATIONS_DIR = resolve("drizzle");
+
+/** The PostgreSQL server to use instead of PGlite, when set. */
+export function databaseUrl(): string | undefined {
+  return process.env.DATABASE_URL || undefined;
+}
+
+/** `--name value` and `--flag` arguments. */
+export function parseArgs(argv: string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (!arg.startsWith("--")) continue;
+    const next = argv[i + 1];
+    if (next !== undefined && !next.startsWith("--")) {
+      out.set(arg.slice(2), next);
+      i++;
+    } else out.set(arg.slice(2), "true");
+  }
+  return out;
+}

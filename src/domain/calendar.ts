@@ -1,0 +1,77 @@
+/** Calendar helpers on ISO dates (YYYY-MM-DD), all in the exchange's (ET) calendar. */
+
+const DAY_MS = 86_400_000;
+
+export function toDate(iso: string): Date {
+  return new Date(`${iso}T00:00:00Z`);
+}
+
+export function iso(d: Date): string {
+  return d.toISOString().slice(0, 10);
+}
+
+export function addDays(isoDate: string, days: number): string {
+  return iso(new Date(toDate(isoDate).getTime() + days * DAY_MS));
+}
+
+export function daysBetween(from: string, to: string): number {
+  return Math.round((toDate(to).getTime() - toDate(from).getTime()) / DAY_MS);
+}
+
+export function weekday(isoDate: string): number {
+  return toDate(isoDate).getUTCDay();
+}
+
+export function isWeekday(isoDate: string): boolean {
+  const d = weekday(isoDate);
+  return d !== 0 && d !== 6;
+}
+
+/** The last `count` weekday sessions up to and including `isoDate`, oldest first (holidays not modelled). */
+export function previousSessions(isoDate: string, count: number): string[] {
+  const out: string[] = [];
+  let d = isoDate;
+  while (out.length < count) {
+    if (isWeekday(d)) out.push(d);
+    d = addDays(d, -1);
+  }
+  return out.reverse();
+}
+
+/** Third Friday of a month (standard monthly expiration). */
+export function thirdFriday(year: number, month0: number): string {
+  const first = new Date(Date.UTC(year, month0, 1));
+  const offset = (5 - first.getUTCDay() + 7) % 7;
+  return iso(new Date(Date.UTC(year, month0, 1 + offset + 14)));
+}
+
+/** Today's date in New York. */
+export function todayInNewYork(now = new Date()): string {
+  return new Intl.DateTimeFormat("en-CA", { timeZone: "America/New_York" }).format(now);
+}
+
+/** UTC instant of a wall-clock time in New York on a date (handles DST). */
+export function newYorkInstant(isoDate: string, hours: number, minutes = 0, seconds = 0, ms = 0): Date {
+  const guess = Date.UTC(
+    Number(isoDate.slice(0, 4)),
+    Number(isoDate.slice(5, 7)) - 1,
+    Number(isoDate.slice(8, 10)),
+    hours,
+    minutes,
+    seconds,
+    ms,
+  );
+  const parts = new Intl.DateTimeFormat("en-US", {
+    timeZone: "America/New_York",
+    hourCycle: "h23",
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+    hour: "2-digit",
+    minute: "2-digit",
+    second: "2-digit",
+  }).formatToParts(new Date(guess));
+  const get = (t: string) => Number(parts.find((p) => p.type === t)?.value);
+  const asNy = Date.UTC(get("year"), get("month") - 1, get("day"), get("hour"), get("minute"), get("second"));
+  return new Date(guess + (guess - ms - asNy));
+}
