@@ -19,9 +19,7 @@ export default defineConfig(async () => {
   process.env.TEST_SQL_PORT = String(sqlPort);
   const deadPort = await freePort();
   const url = (db: string, port = sqlPort) => `postgresql://app:app@127.0.0.1:${port}/${db}`;
-  return {
-    plugins: [
-      cloudflareTest({
+  const workers = cloudflareTest({
         wrangler: { configPath: "./wrangler.toml" },
         miniflare: {
           bindings: {
@@ -32,13 +30,17 @@ export default defineConfig(async () => {
             TEST_DEAD_DATABASE_URL: url("market", deadPort),
           },
         },
-      }),
-    ],
+      });
+  return {
     test: {
-      include: ["test/**/*.test.ts"],
+      // One local SQL endpoint for the whole run, shared by both projects.
       globalSetup: ["./test/support/global-setup.ts"],
-      testTimeout: 30_000,
-      hookTimeout: 120_000,
+      projects: [
+        // The Worker, its analytics and its data path, inside workerd.
+        { plugins: [workers], test: { name: "workers", include: ["test/*.test.ts"], testTimeout: 30_000 } },
+        // Node-side tools (local SQL endpoint, generator, loaders) and Node-only validators.
+        { test: { name: "node", include: ["test/node/*.test.ts"], environment: "node", testTimeout: 60_000 } },
+      ],
     },
   };
 });

@@ -3,6 +3,7 @@ import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "./app-env";
 import { ApiError, errorResponse } from "./http/errors";
 import { MethodTable } from "./http/method-table";
+import { configure } from "./http/configure";
 import { requestId } from "./http/request-id";
 import { honoPath, type RouteSpec } from "./http/route";
 import { validate } from "./http/validation";
@@ -10,7 +11,8 @@ import { validate } from "./http/validation";
 /** The request fields worth logging for a failure: never headers, keys or query values. */
 function logFailure(requestIdValue: string, path: string, err: unknown): void {
   const name = err instanceof Error ? err.name : typeof err;
-  const message = err instanceof Error ? err.message : String(err);
+  // Query parameters can carry key hashes or customer input: drop the driver's params dump.
+  const message = (err instanceof Error ? err.message : String(err)).split("\nparams:")[0];
   console.error(JSON.stringify({ level: "error", requestId: requestIdValue, path, error: name, message }));
 }
 
@@ -20,6 +22,7 @@ export function newApp(routes: readonly RouteSpec[]): Hono<AppEnv> {
   const methods = new MethodTable(routes);
 
   app.use(requestId);
+  app.use(configure);
 
   for (const route of routes) {
     const paths = [route.path, ...(route.aliases ?? [])].map(honoPath);

@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { rawSql } from "../../db/client";
 import { defineRoute } from "../../http/route";
-import { configFrom } from "../../env";
 import { SERVICE_VERSION } from "../../version";
 
 const PROBE_TIMEOUT_MS = 2_000;
@@ -51,7 +50,7 @@ export const readyRoute = defineRoute({
     503: { description: "Not ready; same body shape.", schema: ReadinessSchema },
   },
   handler: async (c) => {
-    const config = configFrom(c.env);
+    const config = c.get("config");
     const [market, control] = await Promise.all([
       probe(config.MARKET_DATABASE_URL),
       probe(config.CONTROL_DATABASE_URL),

@@ -1,0 +1,128 @@
+import { describe, expect, it } from "vitest";
+import { sql } from "drizzle-orm";
+import { z } from "zod";
+import { newApp } from "../src/app";
+import { database } from "../src/db/client";
+import { defineRoute } from "../src/http/route";
+import { routes } from "../src/routes";
+import { call, callWith, expectError, testEnv } from "./support/worker";
+import { createExecutionContext } from "cloudflare:test";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const getRoutes = routes.filter((r) => r.method === "get").flatMap((r) => [r.path, ...(r.aliases ?? [])]);
+
+describe("request IDs", () => {
+  it("echoes a client-supplied UUID on success and in error bodies", async () => {
+    const id = "3F2504E0-4F89-11D3-9A0C-0305E82C3301";
+    const ok = await call("/health", { headers: { "X-Request-ID": id } });
+    expect(ok.headers.get("X-Request-ID")).toBe(id);
+    const err = await call("/nope", { headers: { "X-Request-ID": id } });
+    const body = await expectError(err, 404, "not_found");
+    expect(body.request_id).toBe(id);
+  });
+
+  it("replaces a malformed client ID with a server UUID", async () => {
+    for (const bad of ["abc", "'; drop table x; --", "3f2504e0-4f89-11d3-9a0c-0305e82c330", "x".repeat(500)]) {
+      const res = await call("/nope", { headers: { "X-Request-ID": bad } });
+      const id = res.headers.get("X-Request-ID");
+      expect(id).toMatch(UUID);
+      expect(id).not.toBe(bad);
+      expect((await expectError(res, 404, "not_found")).request_id).toBe(id);
+    }
+  });
+
+  it("generates a distinct UUID per request when none is supplied", async () => {
+    const a = (await call("/health")).headers.get("X-Request-ID");
+    const b = (await call("/health")).headers.get("X-Request-ID");
+    expect(a).toMatch(UUID);
+    expect(b).toMatch(UUID);
+    expect(a).not.toBe(b);
+  });
+});
+
+describe("routing", () => {
+  it("answers 404 not_found for unknown paths, with the envelope", async () => {
+    for (const path of ["/", "/v1", "/v2/health", "/health/extra", "/v1/does-not-exist", "/%E0%A4%A"]) {
+      await expectError(await call(path), 404, "not_found");
+    }
+  });
+
+  it("answers 405 with an Allow header for known paths and wrong methods", async () => {
+    const cases: [string, string][] = [
+      ["POST", "/health"],
+      ["DELETE", "/ready"],
+      ["PUT", "/openapi.json"],
+      ["PATCH", "/v1/openapi.json"],
+      ["POST", "/public/plans"],
+      ["OPTIONS", "/health"],
+    ];
+    for (const [method, path] of cases) {
+      const res = await call(path, { method });
+      await expectError(res, 405, "method_not_allowed");
+      expect(res.headers.get("Allow"), `${method} ${path}`).toBe("GET, HEAD");
+    }
+  });
+
+  it("serves HEAD on every GET route with the GET status and headers and no body", async () => {
+    expect(getRoutes.length).toBeGreaterThanOrEqual(5);
+    for (const path of getRoutes) {
+      const get = await call(path);
+      const head = await call(path, { method: "HEAD" });
+      expect(head.status, path).toBe(get.status);
+      expect(head.headers.get("Content-Type"), path).toBe(get.headers.get("Content-Type"));
+      expect(head.headers.get("X-Request-ID"), path).toMatch(UUID);
+      expect(await head.text(), path).toBe("");
+    }
+  });
+});
+
+describe("failures never leak internals", () => {
+  const leaky = /select|from |stack|at \w+ \(|\.ts:|Error:|relation|postgres|neon|127\.0\.0\.1/i;
+
+  it("turns an unhandled exception into 500 internal_error with nothing internal in the body", async () => {
+    const boom = defineRoute({
+      method: "get",
+      path: "/boom",
+      operationId: "boom",
+      summary: "throws",
+      tags: [],
+      access: "public",
+      responses: {},
+      handler: () => {
+        throw new Error("select key_hash from api_keys where id = 7 -- at handler (src/x.ts:1:1)");
+      },
+    });
+    const app = newApp([boom]);
+    const res = await app.fetch(new Request("https://api.test/boom"), testEnv, createExecutionContext());
+    const body = await expectError(res, 500, "internal_error");
+    expect(JSON.stringify(body)).not.toMatch(leaky);
+    expect(Object.keys(body).sort()).toEqual(["error", "message", "request_id", "status", "timestamp"]);
+  });
+
+  it("turns a database error from the real driver into 500 without SQL text", async () => {
+    const failing = defineRoute({
+      method: "get",
+      path: "/bad-sql",
+      operationId: "badSql",
+      summary: "bad SQL",
+      tags: [],
+      access: "public",
+      query: z.object({}),
+      responses: {},
+      handler: async () => {
+        await database(testEnv.MARKET_DATABASE_URL).execute(sql`select secret_column from no_such_table`);
+        return new Response("unreachable");
+      },
+    });
+    const app = newApp([failing]);
+    const res = await app.fetch(new Request("https://api.test/bad-sql"), testEnv, createExecutionContext());
+    const body = await expectError(res, 500, "internal_error");
+    expect(JSON.stringify(body)).not.toMatch(leaky);
+  });
+
+  it("answers 500 internal_error, not a crash, when the Worker is misconfigured", async () => {
+    const res = await callWith({ MARKET_DATABASE_URL: "mysql://nope" }, "/health");
+    const body = await expectError(res, 500, "internal_error");
+    expect(JSON.stringify(body)).not.toMatch(/MARKET_DATABASE_URL|mysql/);
+  });
+});

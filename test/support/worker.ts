@@ -1,0 +1,45 @@
+import { env, exports } from "cloudflare:workers";
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import worker from "../../src/index";
+import type { Bindings } from "../../src/env";
+
+export interface TestBindings extends Bindings {
+  TEST_DEAD_DATABASE_URL: string;
+}
+
+export const testEnv = env as unknown as TestBindings;
+
+/** A request through the deployed Worker entry (same pipeline as production). */
+export function call(path: string, init?: RequestInit): Promise<Response> {
+  return exports.default.fetch(new Request(`https://api.test${path}`, init));
+}
+
+/** The Worker entry with some bindings replaced, e.g. a database nobody listens on. */
+export async function callWith(overrides: Partial<TestBindings>, path: string, init?: RequestInit): Promise<Response> {
+  const ctx = createExecutionContext();
+  const res = await worker.fetch(new Request(`https://api.test${path}`, init), { ...testEnv, ...overrides } as Bindings, ctx);
+  await waitOnExecutionContext(ctx);
+  return res;
+}
+
+export interface ErrorBody {
+  error: string;
+  message: string;
+  status: number;
+  timestamp: string;
+  request_id: string;
+  [extra: string]: unknown;
+}
+
+/** Asserts the spec's error envelope and returns it. */
+export async function expectError(res: Response, status: number, code: string): Promise<ErrorBody> {
+  const body = (await res.json()) as ErrorBody;
+  if (res.status !== status || body.error !== code) {
+    throw new Error(`expected ${status} ${code}, got ${res.status} ${JSON.stringify(body)}`);
+  }
+  if (body.status !== status) throw new Error("body.status differs from the HTTP status");
+  if (body.request_id !== res.headers.get("X-Request-ID")) throw new Error("request_id differs from X-Request-ID");
+  if (Number.isNaN(Date.parse(body.timestamp))) throw new Error("timestamp is not ISO 8601");
+  if (typeof body.message !== "string" || body.message.length === 0) throw new Error("message is empty");
+  return body;
+}
