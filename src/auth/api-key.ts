@@ -1,0 +1,78 @@
+/**
+ * API key format (DESIGN.md §4): `ods_live_` + 43 random base62 characters + a 6-character
+ * base62 CRC32 of the random part, 58 characters in all. Format and checksum are checked before
+ * any I/O; keys are stored only as SHA-256 hashes plus a 16-character display prefix.
+ */
+
+export const KEY_PREFIX = "ods_live_";
+export const KEY_LENGTH = 58;
+const RANDOM_LENGTH = 43;
+const CHECKSUM_LENGTH = 6;
+export const DISPLAY_PREFIX_LENGTH = 16;
+
+const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+const KEY_PATTERN = /^ods_live_[0-9A-Za-z]{49}$/;
+
+const CRC_TABLE = (() => {
+  const table = new Uint32Array(256);
+  for (let n = 0; n < 256; n++) {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    table[n] = c >>> 0;
+  }
+  return table;
+})();
+
+export function crc32(text: string): number {
+  let crc = 0xffffffff;
+  for (let i = 0; i < text.length; i++) crc = (CRC_TABLE[(crc ^ text.charCodeAt(i)) & 0xff] as number) ^ (crc >>> 8);
+  return (crc ^ 0xffffffff) >>> 0;
+}
+
+function base62(value: number, width: number): string {
+  let out = "";
+  let v = value;
+  while (v > 0) {
+    out = BASE62[v % 62] + out;
+    v = Math.floor(v / 62);
+  }
+  return out.padStart(width, "0");
+}
+
+export function checksumOf(random: string): string {
+  return base62(crc32(random), CHECKSUM_LENGTH);
+}
+
+/** 43 uniform base62 characters by rejection sampling (bytes ≥ 248 are redrawn: no modulo bias). */
+function randomBase62(length: number): string {
+  let out = "";
+  while (out.length < length) {
+    const bytes = crypto.getRandomValues(new Uint8Array(64));
+    for (const b of bytes) {
+      if (b < 248 && out.length < length) out += BASE62[b % 62];
+    }
+  }
+  return out;
+}
+
+export function generateApiKey(): string {
+  const random = randomBase62(RANDOM_LENGTH);
+  return `${KEY_PREFIX}${random}${checksumOf(random)}`;
+}
+
+/** True when the text has the key shape and a matching checksum; performs no I/O. */
+export function isWellFormedKey(key: string): boolean {
+  if (key.length !== KEY_LENGTH || !KEY_PATTERN.test(key)) return false;
+  const random = key.slice(KEY_PREFIX.length, KEY_PREFIX.length + RANDOM_LENGTH);
+  return key.slice(KEY_PREFIX.length + RANDOM_LENGTH) === checksumOf(random);
+}
+
+export function displayPrefix(key: string): string {
+  return key.slice(0, DISPLAY_PREFIX_LENGTH);
+}
+
+/** Hex SHA-256 of the key: the only form in which keys are stored or cached. */
+export async function hashApiKey(key: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
