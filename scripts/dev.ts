@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { resolve } from "node:path";
 import { databaseUrl, DEV_DATA_DIR, MIGRATIONS_DIR } from "./lib/config";
@@ -6,6 +5,7 @@ import { ensureDemoKey } from "./lib/demo-account";
 import { startNeonHttpServer } from "./lib/neon-http-server";
 import { seedMarket } from "./lib/seed-market";
 import { openBackend } from "./lib/sql-backend";
+import { startWorker } from "./lib/worker-process";
 
 /**
  * One command for local development: database (embedded PGlite unless DATABASE_URL is set),
@@ -28,45 +28,25 @@ async function main(): Promise<void> {
   const { key } = await ensureDemoKey(backend, keyFile);
   const sqlServer = await startNeonHttpServer(backend);
   const port = Number(process.env.PORT ?? 8787);
-  const dbUrl = (name: string) => `postgresql://app:app@127.0.0.1:${sqlServer.port}/${name}`;
-
   console.log(`\n  database   ${url ? "PostgreSQL (DATABASE_URL)" : `PGlite at ${DEV_DATA_DIR}`}`);
   console.log(`  SQL (Neon protocol) http://127.0.0.1:${sqlServer.port}/sql`);
   console.log(`  API        http://127.0.0.1:${port}`);
   console.log(`  demo key   ${key}   (saved in .dev/demo-api-key)\n`);
 
-  const wrangler = spawn(
-    process.execPath,
-    [
-      resolve("node_modules/wrangler/bin/wrangler.js"),
-      "dev",
-      "--ip",
-      "127.0.0.1",
-      "--port",
-      String(port),
-      "--show-interactive-dev-session=false",
-      "--var",
-      `MARKET_DATABASE_URL:${dbUrl("market")}`,
-      "--var",
-      `CONTROL_DATABASE_URL:${dbUrl("control")}`,
-      "--var",
-      "NEON_HTTP_ENDPOINT:http://{host}:{port}/sql",
-    ],
-    { stdio: ["ignore", "inherit", "inherit"], env: { ...process.env, WRANGLER_SEND_METRICS: "false" } },
-  );
+  const worker = startWorker({ port, sqlPort: sqlServer.port });
 
   let stopping = false;
   const stop = async (code: number) => {
     if (stopping) return;
     stopping = true;
-    if (wrangler.exitCode === null) wrangler.kill("SIGTERM");
+    worker.stop();
     await sqlServer.close();
     await backend.close();
     process.exit(code);
   };
   process.on("SIGINT", () => void stop(0));
   process.on("SIGTERM", () => void stop(0));
-  wrangler.on("exit", (code) => void stop(code ?? 0));
+  worker.child.on("exit", (code) => void stop(code ?? 0));
 }
 
 main().catch((err: unknown) => {

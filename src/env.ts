@@ -9,6 +9,8 @@ export interface Bindings {
    * `{host}` and `{port}` taken from the database URL. Unset in production (Neon's endpoint).
    */
   NEON_HTTP_ENDPOINT?: string;
+  /** Benchmarks only: exposes an empty route that bypasses the app, as the latency floor. */
+  BENCH_FLOOR?: string;
 }
 
 const postgresUrl = z

@@ -4,6 +4,12 @@ import { routes } from "./routes";
 
 const app = newApp(routes);
 
+/** `npm run bench` sets BENCH_FLOOR to measure the runtime alone: this path skips the whole app. */
+const FLOOR_PATH = "/__bench/floor";
+
 export default {
-  fetch: (request, env, ctx) => app.fetch(request, env, ctx),
+  fetch(request, env, ctx) {
+    if (env.BENCH_FLOOR === "true" && new URL(request.url).pathname === FLOOR_PATH) return new Response(null, { status: 204 });
+    return app.fetch(request, env, ctx);
+  },
 } satisfies ExportedHandler<Bindings>;

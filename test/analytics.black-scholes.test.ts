@@ -32,7 +32,7 @@ function printedTolerance(value: number): number {
 }
 
 describe("Black-Scholes-Merton against published textbook values", () => {
-  for (const v of vectors.bsm as Vector[]) {
+  for (const v of vectors.bsm as unknown as Vector[]) {
     it(v.source, () => {
       const r = priced(v.inputs);
       let compared = 0;

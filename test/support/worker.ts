@@ -11,13 +11,15 @@ export const testEnv = env as unknown as TestBindings;
 
 /** A request through the deployed Worker entry (same pipeline as production). */
 export function call(path: string, init?: RequestInit): Promise<Response> {
-  return exports.default.fetch(new Request(`https://api.test${path}`, init));
+  const entry = (exports as unknown as { default: { fetch(request: Request): Promise<Response> } }).default;
+  return entry.fetch(new Request(`https://api.test${path}`, init));
 }
 
 /** The Worker entry with some bindings replaced, e.g. a database nobody listens on. */
 export async function callWith(overrides: Partial<TestBindings>, path: string, init?: RequestInit): Promise<Response> {
   const ctx = createExecutionContext();
-  const res = await worker.fetch(new Request(`https://api.test${path}`, init), { ...testEnv, ...overrides } as Bindings, ctx);
+  const request = new Request(`https://api.test${path}`, init) as Parameters<typeof worker.fetch>[0];
+  const res = await worker.fetch(request, { ...testEnv, ...overrides } as Bindings, ctx);
   await waitOnExecutionContext(ctx);
   return res;
 }

@@ -1,0 +1,58 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { resolve } from "node:path";
+
+export interface WorkerProcess {
+  child: ChildProcess;
+  url: string;
+  stop(): void;
+}
+
+/** Runs the Worker under `wrangler dev` against the local Neon endpoint on `sqlPort`. */
+export function startWorker(options: { port: number; sqlPort: number; vars?: Record<string, string>; quiet?: boolean }): WorkerProcess {
+  const dbUrl = (name: string) => `postgresql://app:app@127.0.0.1:${options.sqlPort}/${name}`;
+  const vars: Record<string, string> = {
+    MARKET_DATABASE_URL: dbUrl("market"),
+    CONTROL_DATABASE_URL: dbUrl("control"),
+    NEON_HTTP_ENDPOINT: "http://{host}:{port}/sql",
+    ...options.vars,
+  };
+  const child = spawn(
+    process.execPath,
+    [
+      resolve("node_modules/wrangler/bin/wrangler.js"),
+      "dev",
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      String(options.port),
+      "--show-interactive-dev-session=false",
+      ...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
+    ],
+    {
+      stdio: ["ignore", options.quiet ? "ignore" : "inherit", options.quiet ? "ignore" : "inherit"],
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+    },
+  );
+  return {
+    child,
+    url: `http://127.0.0.1:${options.port}`,
+    stop: () => {
+      if (child.exitCode === null) child.kill("SIGTERM");
+    },
+  };
+}
+
+/** Resolves once `url` answers, or rejects after `timeoutMs`. */
+export async function waitUntilUp(url: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(1_000) });
+      if (res.status < 500) return;
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`${url} did not come up within ${timeoutMs} ms`);
+}
