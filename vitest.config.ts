@@ -26,6 +26,7 @@ export default defineConfig(async () => {
             MARKET_DATABASE_URL: url("market"),
             CONTROL_DATABASE_URL: url("control"),
             NEON_HTTP_ENDPOINT: "http://{host}:{port}/sql",
+            ADMIN_TOKEN: "test-admin-token-0123456789",
             // Nothing listens here: lets tests run the Worker against an unreachable database.
             TEST_DEAD_DATABASE_URL: url("market", deadPort),
           },

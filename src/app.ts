@@ -3,7 +3,10 @@ import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "./app-env";
 import { ApiError, errorResponse } from "./http/errors";
 import { MethodTable } from "./http/method-table";
+import { accessGate } from "./http/access";
+import { adminGate } from "./http/admin-gate";
 import { configure } from "./http/configure";
+import { noCredentialsInQuery, originAuth } from "./http/edge-guards";
 import { requestId } from "./http/request-id";
 import { honoPath, type RouteSpec } from "./http/route";
 import { validate } from "./http/validation";
@@ -23,17 +26,22 @@ export function newApp(routes: readonly RouteSpec[]): Hono<AppEnv> {
 
   app.use(requestId);
   app.use(configure);
+  app.use(originAuth);
+  app.use(noCredentialsInQuery);
 
   for (const route of routes) {
     const paths = [route.path, ...(route.aliases ?? [])].map(honoPath);
-    const validators: MiddlewareHandler<AppEnv>[] = [
+    const chain: MiddlewareHandler<AppEnv>[] = [
+      route.access === "admin" ? adminGate : accessGate(route.access),
       ...(route.params ? [validate("param", route.params)] : []),
       ...(route.query ? [validate("query", route.query)] : []),
+      ...(route.body ? [validate("json", route.body)] : []),
     ];
-    app.on(route.method.toUpperCase(), paths, ...validators, (c: Context<AppEnv>) =>
+    app.on(route.method.toUpperCase(), paths, ...chain, (c: Context<AppEnv>) =>
       route.handler(c, {
         params: route.params ? c.req.valid("param" as never) : {},
         query: route.query ? c.req.valid("query" as never) : {},
+        body: route.body ? c.req.valid("json" as never) : undefined,
       }),
     );
   }
@@ -50,8 +58,9 @@ export function newApp(routes: readonly RouteSpec[]): Hono<AppEnv> {
 
   app.onError((err, c) => {
     if (err instanceof ApiError) return errorResponse(c, err);
+    // Hono raises these for unparseable bodies (e.g. malformed JSON).
     if (err instanceof HTTPException && err.status < 500) {
-      return errorResponse(c, new ApiError("invalid_parameter", "The request could not be parsed."));
+      return errorResponse(c, new ApiError("invalid_body", "The request body could not be parsed as JSON."));
     }
     logFailure(c.get("requestId") ?? "", c.req.path, err);
     return errorResponse(c, new ApiError("internal_error", "An internal error occurred. Quote the request_id when contacting support."));

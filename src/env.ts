@@ -1,4 +1,6 @@
 import { z } from "zod";
+import type { AccountLimiter } from "../durable-objects/account-limiter";
+import type { AuthGuard } from "../durable-objects/auth-guard";
 
 /** Bindings and variables the Worker receives; validated once per isolate at the entry point. */
 export interface Bindings {
@@ -9,8 +11,18 @@ export interface Bindings {
    * `{host}` and `{port}` taken from the database URL. Unset in production (Neon's endpoint).
    */
   NEON_HTTP_ENDPOINT?: string;
+  /** Comma-separated shared secrets an edge proxy sends in `X-Origin-Auth`; unset disables the check. */
+  ORIGIN_AUTH_SECRETS?: string;
+  /** Bearer token of the internal admin API; unset disables it. */
+  ADMIN_TOKEN?: string;
   /** Benchmarks only: exposes an empty route that bypasses the app, as the latency floor. */
   BENCH_FLOOR?: string;
+  ACCOUNT_LIMITER: DurableObjectNamespace<AccountLimiter>;
+  AUTH_GUARD: DurableObjectNamespace<AuthGuard>;
+  /** SHA-256(key) → {accountId, keyId}; the mapping never changes once a key exists. */
+  KEY_CACHE: KVNamespace;
+  /** Coarse per-IP limit on the public routes. */
+  PUBLIC_RATE_LIMITER: RateLimit;
 }
 
 const postgresUrl = z
@@ -18,14 +30,19 @@ const postgresUrl = z
   .min(1)
   .refine((v) => /^postgres(ql)?:\/\//.test(v), "must be a postgres:// URL");
 
+const optionalText = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === "" ? undefined : v));
+
 const configSchema = z.object({
   MARKET_DATABASE_URL: postgresUrl,
   CONTROL_DATABASE_URL: postgresUrl,
-  NEON_HTTP_ENDPOINT: z
-    .string()
-    .regex(/^https?:\/\//)
-    .optional()
-    .or(z.literal("").transform(() => undefined)),
+  NEON_HTTP_ENDPOINT: optionalText.refine((v) => v === undefined || /^https?:\/\//.test(v), "must be an http(s) URL template"),
+  ORIGIN_AUTH_SECRETS: optionalText.transform((v) =>
+    v === undefined ? [] : v.split(",").map((s) => s.trim()).filter((s) => s.length > 0),
+  ),
+  ADMIN_TOKEN: optionalText.refine((v) => v === undefined || v.length >= 16, "must be at least 16 characters"),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -2,6 +2,9 @@ import { newApp } from "./app";
 import type { Bindings } from "./env";
 import { routes } from "./routes";
 
+export { AccountLimiter } from "../durable-objects/account-limiter";
+export { AuthGuard } from "../durable-objects/auth-guard";
+
 const app = newApp(routes);
 
 /** `npm run bench` sets BENCH_FLOOR to measure the runtime alone: this path skips the whole app. */

@@ -23,7 +23,7 @@ export class MethodTable {
         byPath.set(path, methods);
       }
     }
-    const order = ["GET", "HEAD", "POST"];
+    const order = ["GET", "HEAD", "POST", "PUT"];
     this.#entries = [...byPath].map(([path, methods]) => ({
       pattern: pathPattern(path),
       allow: order.filter((m) => methods.has(m)).join(", "),

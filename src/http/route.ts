@@ -2,10 +2,10 @@ import type { Context } from "hono";
 import type { z } from "zod";
 import type { AppEnv } from "../app-env";
 
-export type HttpMethod = "get" | "post";
+export type HttpMethod = "get" | "post" | "put";
 
-/** Who may call a route: anyone, any valid key, or a key of an entitled account. */
-export type Access = "public" | "key" | "entitled";
+/** Who may call a route: anyone, any valid key, a key of an entitled account, or the operator (admin API). */
+export type Access = "public" | "key" | "entitled" | "admin";
 
 export interface ResponseSpec {
   description: string;
@@ -13,16 +13,17 @@ export interface ResponseSpec {
   headers?: Record<string, { description: string; schema: Record<string, unknown> }>;
 }
 
-export interface RouteInput<P, Q> {
+export interface RouteInput<P, Q, B = unknown> {
   params: P;
   query: Q;
+  body: B;
 }
 
 /**
  * One endpoint: its contract (path, parameters, responses) and its handler. The router, the
  * method table behind 404/405 and the API description are all derived from these objects.
  */
-export interface RouteSpec<P extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType> {
+export interface RouteSpec<P extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType> {
   method: HttpMethod;
   /** OpenAPI-style path, e.g. `/v1/quotes/{symbol}`. */
   path: string;
@@ -33,16 +34,18 @@ export interface RouteSpec<P extends z.ZodType = z.ZodType, Q extends z.ZodType 
   access: Access;
   params?: P;
   query?: Q;
+  /** JSON request body. */
+  body?: B;
   responses: Record<number, ResponseSpec>;
   /** Error codes the route itself can answer, beyond the common ones of its access level. */
   errors?: number[];
-  handler: (c: Context<AppEnv>, input: RouteInput<z.output<P>, z.output<Q>>) => Response | Promise<Response>;
+  handler: (c: Context<AppEnv>, input: RouteInput<z.output<P>, z.output<Q>, z.output<B>>) => Response | Promise<Response>;
   /** Extra paths answering with the same handler (e.g. a versioned alias). */
   aliases?: string[];
 }
 
 /** Keeps the schema types of a route literal while checking it against RouteSpec. */
-export function defineRoute<P extends z.ZodType, Q extends z.ZodType>(spec: RouteSpec<P, Q>): RouteSpec {
+export function defineRoute<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType>(spec: RouteSpec<P, Q, B>): RouteSpec {
   return spec as unknown as RouteSpec;
 }
 

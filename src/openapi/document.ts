@@ -17,7 +17,7 @@ const STATUS_TEXT: Record<number, string> = {
 };
 
 /** Errors every route of an access level can answer (spec: Errors, "common errors"). */
-const COMMON_ERRORS: Record<Access, number[]> = {
+const COMMON_ERRORS: Record<Exclude<Access, "admin">, number[]> = {
   public: [403, 429, 500],
   key: [400, 401, 403, 429, 500, 503],
   entitled: [400, 401, 403, 429, 500, 503],
@@ -65,7 +65,8 @@ function operation(route: RouteSpec): JsonSchema {
       ...(spec.schema ? { content: { "application/json": { schema: jsonSchema(spec.schema, "output") } } } : {}),
     };
   }
-  for (const status of [...COMMON_ERRORS[route.access], ...(route.errors ?? [])]) {
+  const common = route.access === "admin" ? [] : COMMON_ERRORS[route.access];
+  for (const status of [...common, ...(route.errors ?? [])]) {
     responses[String(status)] ??= {
       description: STATUS_TEXT[status] ?? "Error.",
       content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
@@ -83,7 +84,9 @@ function operation(route: RouteSpec): JsonSchema {
 }
 
 /** The OpenAPI 3.1 description of every public route, derived from the route specs. */
-export function buildOpenApiDocument(routes: readonly RouteSpec[]): JsonSchema {
+export function buildOpenApiDocument(allRoutes: readonly RouteSpec[]): JsonSchema {
+  // The admin API is internal: never described publicly.
+  const routes = allRoutes.filter((r) => r.access !== "admin");
   const paths: Record<string, Record<string, JsonSchema>> = {};
   for (const route of routes) {
     const item = (paths[route.path] ??= {});

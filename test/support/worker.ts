@@ -9,16 +9,28 @@ export interface TestBindings extends Bindings {
 
 export const testEnv = env as unknown as TestBindings;
 
+let ipCounter = 0;
+
+/** A distinct client address per call, so per-IP limits only bite where a test means them to. */
+function withClientIp(init: RequestInit = {}): RequestInit {
+  const headers = new Headers(init.headers);
+  if (!headers.has("CF-Connecting-IP")) {
+    ipCounter++;
+    headers.set("CF-Connecting-IP", `198.51.${(ipCounter >> 8) & 255}.${ipCounter & 255}`);
+  }
+  return { ...init, headers };
+}
+
 /** A request through the deployed Worker entry (same pipeline as production). */
 export function call(path: string, init?: RequestInit): Promise<Response> {
   const entry = (exports as unknown as { default: { fetch(request: Request): Promise<Response> } }).default;
-  return entry.fetch(new Request(`https://api.test${path}`, init));
+  return entry.fetch(new Request(`https://api.test${path}`, withClientIp(init)));
 }
 
 /** The Worker entry with some bindings replaced, e.g. a database nobody listens on. */
 export async function callWith(overrides: Partial<TestBindings>, path: string, init?: RequestInit): Promise<Response> {
   const ctx = createExecutionContext();
-  const request = new Request(`https://api.test${path}`, init) as Parameters<typeof worker.fetch>[0];
+  const request = new Request(`https://api.test${path}`, withClientIp(init)) as Parameters<typeof worker.fetch>[0];
   const res = await worker.fetch(request, { ...testEnv, ...overrides } as Bindings, ctx);
   await waitOnExecutionContext(ctx);
   return res;

@@ -1,0 +1,171 @@
+import { and, asc, eq, isNull, sql } from "drizzle-orm";
+import { displayPrefix, generateApiKey, hashApiKey } from "../auth/api-key";
+import type { Database } from "../db/client";
+import { accounts, apiKeys, subscriptions } from "../db/schema";
+import { loadEntitlementSnapshot } from "./snapshot";
+import type { EntitlementSnapshot } from "../domain/entitlement";
+
+/** The account's Durable Object, as the control plane sees it. */
+export interface SnapshotSink {
+  pushSnapshot(accountId: number, snapshot: EntitlementSnapshot): Promise<void>;
+}
+
+export const MAX_ACTIVE_KEYS = 5;
+const TRIAL_DAYS = 14;
+const DAY_MS = 86_400_000;
+
+/** Payment-provider subscription statuses (Stripe's set). */
+export const SUBSCRIPTION_STATUSES = ["trialing", "active", "past_due", "canceled", "unpaid", "incomplete", "incomplete_expired", "paused"] as const;
+export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
+
+/** Outcomes the HTTP layer turns into responses; services never throw for expected cases. */
+export type ControlResult<T> = { ok: true; value: T } | { ok: false; reason: "not_found" | "conflict" | "key_limit" | "trial_used" | "invalid"; message: string };
+
+export interface AccountView {
+  id: number;
+  name: string;
+  createdAt: string;
+  subscription: { plan: string; status: string; trialEnd: string | null } | null;
+}
+
+export interface KeyView {
+  id: number;
+  prefix: string;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+/**
+ * The one module that writes accounts, keys and subscriptions. Every change is pushed to the
+ * account's Durable Object before the call returns, so it holds on the very next request.
+ */
+export class ControlPlane {
+  constructor(
+    private readonly db: Database,
+    private readonly sink: SnapshotSink,
+  ) {}
+
+  async #push(accountId: number): Promise<void> {
+    await this.sink.pushSnapshot(accountId, await loadEntitlementSnapshot(this.db, accountId));
+  }
+
+  async findAccount(name: string): Promise<{ id: number; name: string; createdAt: string; trialStartedAt: string | null } | undefined> {
+    const [row] = await this.db.select().from(accounts).where(eq(accounts.name, name));
+    return row;
+  }
+
+  async accountView(name: string): Promise<ControlResult<AccountView>> {
+    const account = await this.findAccount(name);
+    if (!account) return { ok: false, reason: "not_found", message: `No account named '${name}'.` };
+    const [sub] = await this.db.select().from(subscriptions).where(eq(subscriptions.accountId, account.id));
+    return {
+      ok: true,
+      value: {
+        id: account.id,
+        name: account.name,
+        createdAt: account.createdAt,
+        subscription: sub ? { plan: sub.planId, status: sub.status, trialEnd: sub.trialEnd } : null,
+      },
+    };
+  }
+
+  /** Creates an account, optionally with a subscription in the given status (`trialing` starts its one trial). */
+  async createAccount(input: { name: string; status?: SubscriptionStatus | "none"; plan?: string; trialEnded?: boolean }): Promise<ControlResult<AccountView>> {
+    const [created] = await this.db.insert(accounts).values({ name: input.name }).onConflictDoNothing().returning({ id: accounts.id });
+    if (!created) return { ok: false, reason: "conflict", message: `An account named '${input.name}' already exists.` };
+    if (input.status && input.status !== "none") {
+      const set = await this.setSubscription({ account: input.name, status: input.status, plan: input.plan, trialEnded: input.trialEnded });
+      if (!set.ok) return set;
+    } else {
+      await this.#push(created.id);
+    }
+    return this.accountView(input.name);
+  }
+
+  /**
+   * Sets the account's subscription. `trialing` starts the account's trial (14 days, once per
+   * account); `trialEnded` backdates it so it has already ended.
+   */
+  async setSubscription(input: { account: string; status: SubscriptionStatus; plan?: string; trialEnded?: boolean }): Promise<ControlResult<AccountView>> {
+    const account = await this.findAccount(input.account);
+    if (!account) return { ok: false, reason: "not_found", message: `No account named '${input.account}'.` };
+    const plan = input.plan ?? (input.status === "trialing" || input.trialEnded ? "trial" : "basic");
+    const now = Date.now();
+    let trial: { start: string | null; end: string | null } = { start: null, end: null };
+    if (plan === "trial") {
+      const [current] = await this.db.select().from(subscriptions).where(eq(subscriptions.accountId, account.id));
+      if (input.trialEnded) {
+        trial = { start: new Date(now - (TRIAL_DAYS + 1) * DAY_MS).toISOString(), end: new Date(now - DAY_MS).toISOString() };
+      } else if (current?.planId === "trial") {
+        trial = { start: current.trialStart, end: current.trialEnd };
+      } else if (account.trialStartedAt) {
+        return { ok: false, reason: "trial_used", message: "This account has already used its free trial." };
+      } else {
+        trial = { start: new Date(now).toISOString(), end: new Date(now + TRIAL_DAYS * DAY_MS).toISOString() };
+      }
+    }
+    const values = {
+      accountId: account.id,
+      planId: plan,
+      status: input.status,
+      trialStart: trial.start,
+      trialEnd: trial.end,
+      updatedAt: new Date(now).toISOString(),
+    };
+    await this.db.batch([
+      this.db.insert(subscriptions).values(values).onConflictDoUpdate({ target: subscriptions.accountId, set: values }),
+      this.db
+        .update(accounts)
+        .set({ trialStartedAt: sql`coalesce(${accounts.trialStartedAt}, ${trial.start}::timestamptz)` })
+        .where(eq(accounts.id, account.id)),
+    ]);
+    await this.#push(account.id);
+    return this.accountView(input.account);
+  }
+
+  /** Issues a key (at most five active per account); the raw key is returned once and never stored. */
+  async createKey(accountName: string): Promise<ControlResult<{ id: number; key: string; prefix: string }>> {
+    const account = await this.findAccount(accountName);
+    if (!account) return { ok: false, reason: "not_found", message: `No account named '${accountName}'.` };
+    const key = generateApiKey();
+    const prefix = displayPrefix(key);
+    const hash = await hashApiKey(key);
+    // The advisory lock serialises concurrent creations for one account inside the batch transaction.
+    const [, inserted] = await this.db.batch([
+      this.db.execute(sql`select pg_advisory_xact_lock(${account.id})`),
+      this.db.execute(sql`
+        insert into api_keys (account_id, key_hash, prefix)
+        select ${account.id}, ${hash}, ${prefix}
+        where (select count(*) from api_keys where account_id = ${account.id} and revoked_at is null) < ${MAX_ACTIVE_KEYS}
+        returning id`),
+    ]);
+    const id = (inserted.rows[0] as { id?: number } | undefined)?.id;
+    if (id === undefined) {
+      return { ok: false, reason: "key_limit", message: `An account may have at most ${MAX_ACTIVE_KEYS} active keys; revoke one first.` };
+    }
+    return { ok: true, value: { id: Number(id), key, prefix } };
+  }
+
+  async listKeys(accountName: string): Promise<ControlResult<KeyView[]>> {
+    const account = await this.findAccount(accountName);
+    if (!account) return { ok: false, reason: "not_found", message: `No account named '${accountName}'.` };
+    const rows = await this.db
+      .select({ id: apiKeys.id, prefix: apiKeys.prefix, createdAt: apiKeys.createdAt, revokedAt: apiKeys.revokedAt })
+      .from(apiKeys)
+      .where(eq(apiKeys.accountId, account.id))
+      .orderBy(asc(apiKeys.id));
+    return { ok: true, value: rows };
+  }
+
+  /** Revokes a key; refused on the account's very next request. Revoking twice is harmless. */
+  async revokeKey(keyId: number): Promise<ControlResult<KeyView>> {
+    await this.db
+      .update(apiKeys)
+      .set({ revokedAt: new Date().toISOString() })
+      .where(and(eq(apiKeys.id, keyId), isNull(apiKeys.revokedAt)));
+    const [row] = await this.db.select().from(apiKeys).where(eq(apiKeys.id, keyId));
+    if (!row) return { ok: false, reason: "not_found", message: `No key with id ${keyId}.` };
+    await this.#push(row.accountId);
+    return { ok: true, value: { id: row.id, prefix: row.prefix, createdAt: row.createdAt, revokedAt: row.revokedAt } };
+  }
+}

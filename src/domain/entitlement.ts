@@ -1,0 +1,53 @@
+import { planById } from "./plans";
+
+export type EntitlementReason = "subscription_required" | "subscription_inactive" | "trial_ended" | "plan_upgrade_required";
+
+/** What the control plane knows about an account's access; pushed to its Durable Object. */
+export interface EntitlementSnapshot {
+  accountId: number;
+  /** Null when the account has no subscription record. */
+  planId: string | null;
+  status: string | null;
+  trialEnd: string | null;
+  currentPeriodEnd: string | null;
+  /** When the subscription row last changed: the start of a past-due grace period without a period end. */
+  updatedAt: string | null;
+  revokedKeyIds: number[];
+}
+
+export type Entitlement = { entitled: true } | { entitled: false; reason: EntitlementReason; requiredPlan?: string };
+
+/** Days a `past_due` subscription keeps access while the payment provider retries. */
+export const PAST_DUE_GRACE_DAYS = 7;
+const DAY_MS = 86_400_000;
+
+/** The plan an upgrade should name when the account's plan does not include the API. */
+export const API_PLAN = "basic";
+
+/**
+ * Entitled: `active` (any catalogued plan), `trialing` before the trial ends, and `past_due`
+ * within the grace period. A trial plan past its end is `trial_ended` whatever the status;
+ * every other status (`canceled`, `unpaid`, `incomplete`, `incomplete_expired`, `paused`, …) is
+ * `subscription_inactive`.
+ */
+export function evaluateEntitlement(s: EntitlementSnapshot, now: number): Entitlement {
+  if (s.planId === null || s.status === null) return { entitled: false, reason: "subscription_required" };
+  const plan = planById(s.planId);
+  if (!plan) return { entitled: false, reason: "plan_upgrade_required", requiredPlan: API_PLAN };
+  const trialOver = s.trialEnd !== null && Date.parse(s.trialEnd) <= now;
+  if (plan.trialDays !== null && trialOver) return { entitled: false, reason: "trial_ended" };
+  switch (s.status) {
+    case "active":
+      return { entitled: true };
+    case "trialing":
+      return s.trialEnd !== null && !trialOver ? { entitled: true } : { entitled: false, reason: "trial_ended" };
+    case "past_due": {
+      const since = Date.parse(s.currentPeriodEnd ?? s.updatedAt ?? "");
+      return Number.isFinite(since) && now < since + PAST_DUE_GRACE_DAYS * DAY_MS
+        ? { entitled: true }
+        : { entitled: false, reason: "subscription_inactive" };
+    }
+    default:
+      return { entitled: false, reason: "subscription_inactive" };
+  }
+}

@@ -1,0 +1,44 @@
+import type { EntitlementReason } from "../domain/entitlement";
+
+/** Rate-limit state as the X-RateLimit-* headers report it. */
+export interface RateState {
+  limit: number;
+  remaining: number;
+  /** Whole seconds until the bucket is full again. */
+  resetSeconds: number;
+}
+
+export interface EntitlementView {
+  plan: string | null;
+  subscriptionStatus: string | null;
+  entitled: boolean;
+  reason: EntitlementReason | "";
+  requiredPlan?: string;
+}
+
+export interface AdmitRequest {
+  accountId: number;
+  keyId: number;
+  /** Whether the route needs an entitled account (all data routes) or only a valid key. */
+  requireEntitlement: boolean;
+}
+
+/** The account Durable Object's single answer on the hot path. */
+export type AdmitResult =
+  | { kind: "revoked" }
+  | { kind: "not_entitled"; entitlement: EntitlementView }
+  | { kind: "rate_limited"; rate: RateState; retryAfterSeconds: number }
+  | { kind: "too_many_concurrent"; rate: RateState }
+  | { kind: "admitted"; rate: RateState; leaseId: string; entitlement: EntitlementView; usage: UsageView };
+
+export interface UsageView {
+  /** ET date the counter belongs to. */
+  date: string;
+  today: number;
+  resetAt: string;
+}
+
+/** In-flight cap per account (spec: Limits). */
+export const MAX_IN_FLIGHT = 5;
+/** A lost release frees its slot after this long; longer than any request may run. */
+export const LEASE_MS = 30_000;

@@ -1,0 +1,45 @@
+import { z } from "zod";
+import { planById } from "../../domain/plans";
+import { defineRoute } from "../../http/route";
+
+export const UsageSchema = z.object({
+  plan: z.string().nullable(),
+  subscription_status: z.string().nullable(),
+  entitled: z.boolean(),
+  date: z.iso.date().describe("Current ET date; the counting day of `requests.today`."),
+  rate_limit: z.object({ requests_per_minute: z.int() }).nullable().describe("Null without an active plan."),
+  concurrency: z.object({ max: z.int() }).nullable().describe("Null without an active plan."),
+  requests: z
+    .object({
+      today: z.int().describe("Requests admitted today (ET), this one included."),
+      reset_at: z.iso.datetime().describe("Next ET midnight, UTC."),
+      reset_unix: z.int().describe("The same instant in epoch seconds."),
+    })
+    .nullable()
+    .describe("Null without an active plan."),
+});
+
+export const usageRoute = defineRoute({
+  method: "get",
+  path: "/v1/usage",
+  operationId: "getUsage",
+  summary: "Account usage and limits",
+  description: "Needs only a valid key; no subscription required.",
+  tags: ["Account"],
+  access: "key",
+  responses: { 200: { description: "Usage of the key's account.", schema: UsageSchema } },
+  handler: (c) => {
+    const { entitlement, usage } = c.get("account");
+    const plan = entitlement.entitled ? planById(entitlement.plan) : undefined;
+    const body: z.infer<typeof UsageSchema> = {
+      plan: entitlement.plan,
+      subscription_status: entitlement.subscriptionStatus,
+      entitled: entitlement.entitled,
+      date: usage.date,
+      rate_limit: plan ? { requests_per_minute: plan.limits.requestsPerMinute } : null,
+      concurrency: plan ? { max: plan.limits.concurrency } : null,
+      requests: plan ? { today: usage.today, reset_at: usage.resetAt, reset_unix: Math.floor(Date.parse(usage.resetAt) / 1000) } : null,
+    };
+    return c.json(body);
+  },
+});

@@ -1,0 +1,51 @@
+import { z } from "zod";
+import { SUBSCRIPTION_STATUSES } from "../../control/control-plane";
+import { controlPlaneFor } from "../../control/for-request";
+import { defineRoute } from "../../http/route";
+import { respond } from "./results";
+
+const accountName = z.string().trim().min(1).max(100).regex(/^[\w.@-]+$/, "letters, digits, . @ _ - only");
+const status = z.enum(SUBSCRIPTION_STATUSES);
+
+export const createAccountRoute = defineRoute({
+  method: "post",
+  path: "/admin/accounts",
+  operationId: "adminCreateAccount",
+  summary: "Create an account",
+  tags: ["Admin"],
+  access: "admin",
+  body: z.object({
+    name: accountName,
+    status: status.or(z.literal("none")).optional(),
+    plan: z.string().min(1).max(40).optional(),
+    trialEnded: z.boolean().optional(),
+  }),
+  responses: { 201: { description: "Created." } },
+  handler: async (c, { body }) => respond(c, await controlPlaneFor(c).createAccount(body), 201),
+});
+
+export const getAccountRoute = defineRoute({
+  method: "get",
+  path: "/admin/accounts/{name}",
+  operationId: "adminGetAccount",
+  summary: "Show an account",
+  tags: ["Admin"],
+  access: "admin",
+  params: z.object({ name: accountName }),
+  responses: { 200: { description: "The account." } },
+  handler: async (c, { params }) => respond(c, await controlPlaneFor(c).accountView(params.name)),
+});
+
+export const setSubscriptionRoute = defineRoute({
+  method: "put",
+  path: "/admin/accounts/{name}/subscription",
+  operationId: "adminSetSubscription",
+  summary: "Set an account's subscription",
+  tags: ["Admin"],
+  access: "admin",
+  params: z.object({ name: accountName }),
+  body: z.object({ status, plan: z.string().min(1).max(40).optional(), trialEnded: z.boolean().optional() }),
+  responses: { 200: { description: "The account after the change." } },
+  handler: async (c, { params, body }) =>
+    respond(c, await controlPlaneFor(c).setSubscription({ account: params.name, ...body })),
+});

@@ -1,0 +1,42 @@
+import { z } from "zod";
+import { controlPlaneFor } from "../../control/for-request";
+import { defineRoute } from "../../http/route";
+import { respond } from "./results";
+
+const accountParams = z.object({ name: z.string().trim().min(1).max(100) });
+
+export const createKeyRoute = defineRoute({
+  method: "post",
+  path: "/admin/accounts/{name}/keys",
+  operationId: "adminCreateKey",
+  summary: "Issue an API key (shown once)",
+  tags: ["Admin"],
+  access: "admin",
+  params: accountParams,
+  responses: { 201: { description: "The new key." } },
+  handler: async (c, { params }) => respond(c, await controlPlaneFor(c).createKey(params.name), 201),
+});
+
+export const listKeysRoute = defineRoute({
+  method: "get",
+  path: "/admin/accounts/{name}/keys",
+  operationId: "adminListKeys",
+  summary: "List an account's keys",
+  tags: ["Admin"],
+  access: "admin",
+  params: accountParams,
+  responses: { 200: { description: "Keys, oldest first." } },
+  handler: async (c, { params }) => respond(c, await controlPlaneFor(c).listKeys(params.name)),
+});
+
+export const revokeKeyRoute = defineRoute({
+  method: "post",
+  path: "/admin/keys/{id}/revoke",
+  operationId: "adminRevokeKey",
+  summary: "Revoke an API key",
+  tags: ["Admin"],
+  access: "admin",
+  params: z.object({ id: z.coerce.number().int().positive() }),
+  responses: { 200: { description: "The revoked key." } },
+  handler: async (c, { params }) => respond(c, await controlPlaneFor(c).revokeKey(params.id)),
+});
