@@ -1,0 +1,177 @@
+import { describe, expect, it } from "vitest";
+import { generateApiKey } from "../src/auth/api-key";
+import { bearer, newAccount } from "./support/accounts";
+import { probeCall } from "./support/probe-app";
+import { call, callWith, expectError } from "./support/worker";
+
+const RATE_HEADERS = ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"];
+const expectNoRateHeaders = (res: Response) => RATE_HEADERS.forEach((h) => expect(res.headers.get(h), h).toBeNull());
+const expectRateHeaders = (res: Response) => RATE_HEADERS.forEach((h) => expect(res.headers.get(h), h).toMatch(/^\d+$/));
+
+async function expect401(res: Response, code: "missing_api_key" | "invalid_api_key") {
+  const body = await expectError(res, 401, code);
+  expect(res.headers.get("WWW-Authenticate")).toMatch(/^Bearer realm="options-data-service"/);
+  expectNoRateHeaders(res);
+  return body;
+}
+
+describe("credentials", () => {
+  it("requires a key on key-only and entitled routes: 401 missing_api_key with a Bearer challenge", async () => {
+    for (const path of ["/v1/auth/verify", "/v1/usage", "/v1/test/ok"]) {
+      await expect401(await probeCall(path), "missing_api_key");
+      await expect401(await probeCall(path, { headers: { Authorization: "Bearer" } }), "missing_api_key");
+      await expect401(await probeCall(path, { headers: { Authorization: "Bearer    " } }), "missing_api_key");
+    }
+  });
+
+  it("refuses malformed keys before any lookup: 401 invalid_api_key", async () => {
+    const key = generateApiKey();
+    const flipped = key.slice(0, 30) + (key[30] === "A" ? "B" : "A") + key.slice(31);
+    const malformed = [
+      key.slice(0, 57),
+      `${key}0`,
+      `${key.slice(0, 40)}_${key.slice(41)}`,
+      `${key.slice(0, 40)}é${key.slice(41)}`,
+      key.replace("ods_live_", "ODS_LIVE_"),
+      key.replace("ods_live_", "Ods_live_"),
+      flipped,
+      "ods_live_",
+      "not-a-key",
+    ];
+    for (const bad of malformed) {
+      const body = await expect401(await probeCall("/v1/auth/verify", bearer(bad)), "invalid_api_key");
+      expect(body.message).not.toContain(bad);
+    }
+    const twoTokens = await probeCall("/v1/auth/verify", { headers: { Authorization: `Bearer ${key} ${key}` } });
+    await expect401(twoTokens, "invalid_api_key");
+    const basic = await probeCall("/v1/auth/verify", { headers: { Authorization: `Basic ${btoa("user:pass")}` } });
+    expect((await expect401(basic, "invalid_api_key")).message).toMatch(/Bearer/);
+  });
+
+  it("refuses keys of the retired format with a clear message", async () => {
+    const old = `odk_live_${generateApiKey().slice(9)}`;
+    const body = await expect401(await probeCall("/v1/auth/verify", bearer(old)), "invalid_api_key");
+    expect(body.message).toMatch(/no longer accepted/);
+  });
+
+  it("refuses a well-formed key that was never issued without saying whether it exists", async () => {
+    const body = await expect401(await probeCall("/v1/auth/verify", bearer(generateApiKey())), "invalid_api_key");
+    expect(body.message).toBe("The API key is not valid or has been revoked.");
+  });
+
+  it("accepts the scheme in any case and extra spaces before the key", async () => {
+    const { keys } = await newAccount();
+    const key = keys[0]!.key;
+    for (const header of [`Bearer ${key}`, `bearer ${key}`, `BEARER ${key}`, `Bearer   ${key}`, `  Bearer ${key}  `]) {
+      expect((await probeCall("/v1/auth/verify", { headers: { Authorization: header } })).status, header).toBe(200);
+    }
+  });
+
+  it("answers 403 wrong_credential_type to a dashboard session token", async () => {
+    const res = await probeCall("/v1/test/ok", bearer("ods_sess_5b2d6f0c9a8e4f1d"));
+    await expectError(res, 403, "wrong_credential_type");
+    expectNoRateHeaders(res);
+  });
+
+  it("answers 400 credentials_in_query to a key in the URL, before anything else", async () => {
+    const key = generateApiKey();
+    for (const query of [`api_key=${key}`, `apikey=x`, `apiKey=x`, `access_token=x`, `token=x`, `key=x`, `symbol=${key}`]) {
+      for (const path of ["/v1/auth/verify", "/health", "/v1/test/ok"]) {
+        const res = await probeCall(`${path}?${query}`, bearer(key));
+        await expectError(res, 400, "credentials_in_query");
+        expectNoRateHeaders(res);
+      }
+    }
+  });
+
+  it("locks an address out after repeated failures: 429 too_many_auth_failures with Retry-After", async () => {
+    const ip = "203.0.113.77";
+    const { keys } = await newAccount();
+    const statuses: number[] = [];
+    for (let i = 0; i < 12; i++) {
+      statuses.push((await probeCall("/v1/auth/verify", bearer(generateApiKey(), { "CF-Connecting-IP": ip }))).status);
+    }
+    expect(statuses.slice(0, 10)).toEqual(Array(10).fill(401));
+    expect(statuses.at(-1)).toBe(429);
+    const locked = await probeCall("/v1/auth/verify", bearer(generateApiKey(), { "CF-Connecting-IP": ip }));
+    await expectError(locked, 429, "too_many_auth_failures");
+    expect(Number(locked.headers.get("Retry-After"))).toBeGreaterThan(0);
+    expectNoRateHeaders(locked);
+    // Even a valid key is refused from the locked address; other addresses are unaffected.
+    await expectError(await probeCall("/v1/auth/verify", bearer(keys[0]!.key, { "CF-Connecting-IP": ip })), 429, "too_many_auth_failures");
+    expect((await probeCall("/v1/auth/verify", bearer(keys[0]!.key, { "CF-Connecting-IP": "203.0.113.78" }))).status).toBe(200);
+  });
+});
+
+describe("origin authentication", () => {
+  const secrets = { ORIGIN_AUTH_SECRETS: "first-secret-value, second-secret-value" };
+
+  it("answers 403 origin_forbidden without a matching X-Origin-Auth, on public and protected routes", async () => {
+    for (const path of ["/health", "/v1/auth/verify", "/nope"]) {
+      const none = await callWith(secrets, path);
+      await expectError(none, 403, "origin_forbidden");
+      expectNoRateHeaders(none);
+      await expectError(await callWith(secrets, path, { headers: { "X-Origin-Auth": "first-secret-valuE" } }), 403, "origin_forbidden");
+      await expectError(await callWith(secrets, path, { headers: { "X-Origin-Auth": "first-secret-value-longer" } }), 403, "origin_forbidden");
+    }
+  });
+
+  it("accepts every secret of the rotation list", async () => {
+    for (const secret of ["first-secret-value", "second-secret-value"]) {
+      expect((await callWith(secrets, "/health", { headers: { "X-Origin-Auth": secret } })).status).toBe(200);
+    }
+  });
+
+  it("is off when no secret is configured", async () => {
+    expect((await call("/health")).status).toBe(200);
+  });
+});
+
+describe("per-IP limit on public routes", () => {
+  it("answers 429 rate_limited with Retry-After after 120 calls a minute from one address, without account headers", async () => {
+    const ip = { "CF-Connecting-IP": "203.0.113.200" };
+    let first429: Response | undefined;
+    let ok = 0;
+    for (let i = 0; i < 125; i++) {
+      const res = await call("/health", { headers: ip });
+      if (res.status === 200) ok++;
+      else first429 ??= res;
+    }
+    expect(ok).toBe(120);
+    await expectError(first429!, 429, "rate_limited");
+    expect(first429!.headers.get("Retry-After")).toBe("60");
+    expectNoRateHeaders(first429!);
+    expect((await call("/health", { headers: { "CF-Connecting-IP": "203.0.113.201" } })).status).toBe(200);
+  });
+});
+
+describe("rate-limit headers by stage", () => {
+  it("are present on success and on downstream 4xx/5xx, absent on early rejections and unknown paths", async () => {
+    const { keys } = await newAccount();
+    const auth = bearer(keys[0]!.key);
+    const ok = await probeCall("/v1/test/ok", auth);
+    expect(ok.status).toBe(200);
+    expectRateHeaders(ok);
+    expect(ok.headers.get("X-RateLimit-Limit")).toBe("300");
+
+    const invalid = await probeCall("/v1/test/validated?n=abc", auth);
+    await expectError(invalid, 400, "invalid_parameter");
+    expectRateHeaders(invalid);
+
+    const missing = await probeCall("/v1/test/missing", auth);
+    await expectError(missing, 404, "not_found");
+    expectRateHeaders(missing);
+
+    const thrown = await probeCall("/v1/test/throw", auth);
+    await expectError(thrown, 500, "internal_error");
+    expectRateHeaders(thrown);
+
+    const unknown = await probeCall("/v1/unknown/path", auth);
+    await expectError(unknown, 404, "not_found");
+    expectNoRateHeaders(unknown);
+
+    const head = await probeCall("/v1/test/ok", { ...auth, method: "HEAD" });
+    expect(head.status).toBe(200);
+    expectRateHeaders(head);
+  });
+});
