@@ -12,7 +12,7 @@ export type MarketSize = "test" | "demo" | "full";
 const SIZES: Record<MarketSize, SizeSpec> = {
   test: { underlyings: 12, density: 0.6, printsPerActivity: 12 },
   demo: { underlyings: 40, density: 1, printsPerActivity: 60 },
-  full: { underlyings: 5000, density: 4.1, printsPerActivity: 110 },
+  full: { underlyings: 5000, density: 4.6, printsPerActivity: 110 },
 };
 
 export interface SeedOptions {

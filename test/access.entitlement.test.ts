@@ -1,0 +1,187 @@
+import { eq } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { hashApiKey } from "../src/auth/api-key";
+import { database, useNeonEndpoint } from "../src/db/client";
+import { apiKeys } from "../src/db/schema";
+import { evaluateEntitlement, PAST_DUE_GRACE_DAYS, type EntitlementSnapshot } from "../src/domain/entitlement";
+import { admin, bearer, newAccount } from "./support/accounts";
+import { probeCall } from "./support/probe-app";
+import { expectError, testEnv } from "./support/worker";
+
+type Verify = { key_id: number; key_prefix: string; status: string; plan: string | null; subscription_status: string | null; entitled: boolean; entitlement_reason: string };
+type Usage = {
+  plan: string | null;
+  subscription_status: string | null;
+  entitled: boolean;
+  date: string;
+  rate_limit: { requests_per_minute: number } | null;
+  concurrency: { max: number } | null;
+  requests: { today: number; reset_at: string; reset_unix: number } | null;
+};
+
+const noRateHeaders = (res: Response) => expect(res.headers.get("X-RateLimit-Limit")).toBeNull();
+
+describe("entitlement on data routes", () => {
+  it("admits active and trialing accounts", async () => {
+    for (const status of ["active", "trialing"]) {
+      const { keys } = await newAccount({ status });
+      expect((await probeCall("/v1/test/ok", bearer(keys[0]!.key))).status, status).toBe(200);
+    }
+  });
+
+  it("answers 403 subscription_required without a subscription record", async () => {
+    const { keys } = await newAccount({ status: "none" });
+    const res = await probeCall("/v1/test/ok", bearer(keys[0]!.key));
+    await expectError(res, 403, "subscription_required");
+    noRateHeaders(res);
+  });
+
+  it("answers 403 subscription_inactive for canceled, unpaid and incomplete subscriptions", async () => {
+    for (const status of ["canceled", "unpaid", "incomplete", "incomplete_expired", "paused"]) {
+      const { keys } = await newAccount({ status });
+      await expectError(await probeCall("/v1/test/ok", bearer(keys[0]!.key)), 403, "subscription_inactive");
+    }
+  });
+
+  it("answers 403 trial_ended after the trial, while keys stay listed", async () => {
+    const account = await newAccount({ status: "trialing", trialEnded: true });
+    await expectError(await probeCall("/v1/test/ok", bearer(account.keys[0]!.key)), 403, "trial_ended");
+    const listed = await admin<{ id: number }[]>("GET", `/admin/accounts/${account.name}/keys`);
+    expect(listed.body.map((k) => k.id)).toEqual([account.keys[0]!.id]);
+  });
+
+  it("answers 403 plan_upgrade_required with required_plan for a plan without API access", async () => {
+    const { keys } = await newAccount({ status: "active", plan: "legacy-starter" });
+    const body = await expectError(await probeCall("/v1/test/ok", bearer(keys[0]!.key)), 403, "plan_upgrade_required");
+    expect(body.required_plan).toBe("basic");
+  });
+
+  it("applies a cancellation and a reactivation on the very next request", async () => {
+    const account = await newAccount({ status: "active" });
+    const auth = bearer(account.keys[0]!.key);
+    expect((await probeCall("/v1/test/ok", auth)).status).toBe(200);
+    expect((await admin("PUT", `/admin/accounts/${account.name}/subscription`, { status: "canceled" })).status).toBe(200);
+    await expectError(await probeCall("/v1/test/ok", auth), 403, "subscription_inactive");
+    expect((await admin("PUT", `/admin/accounts/${account.name}/subscription`, { status: "active", plan: "basic" })).status).toBe(200);
+    expect((await probeCall("/v1/test/ok", auth)).status).toBe(200);
+  });
+
+  it("gives each account one trial only", async () => {
+    const account = await newAccount({ status: "trialing" });
+    await admin("PUT", `/admin/accounts/${account.name}/subscription`, { status: "active", plan: "basic" });
+    const again = await admin<{ error: string }>("PUT", `/admin/accounts/${account.name}/subscription`, { status: "trialing" });
+    expect(again.status).toBe(409);
+    expect(again.body.error).toBe("trial_already_used");
+  });
+});
+
+describe("entitlement rules", () => {
+  const now = Date.parse("2026-11-20T12:00:00Z");
+  const day = 86_400_000;
+  const base: EntitlementSnapshot = { accountId: 1, planId: "basic", status: "active", trialEnd: null, currentPeriodEnd: null, updatedAt: null, revokedKeyIds: [] };
+
+  it("keeps past_due accounts entitled through the grace period only", () => {
+    const periodEnd = (daysAgo: number) => new Date(now - daysAgo * day).toISOString();
+    expect(evaluateEntitlement({ ...base, status: "past_due", currentPeriodEnd: periodEnd(1) }, now)).toEqual({ entitled: true });
+    expect(evaluateEntitlement({ ...base, status: "past_due", currentPeriodEnd: periodEnd(PAST_DUE_GRACE_DAYS - 0.01) }, now)).toEqual({ entitled: true });
+    expect(evaluateEntitlement({ ...base, status: "past_due", currentPeriodEnd: periodEnd(PAST_DUE_GRACE_DAYS) }, now)).toMatchObject({ reason: "subscription_inactive" });
+    expect(evaluateEntitlement({ ...base, status: "past_due", updatedAt: periodEnd(2) }, now)).toEqual({ entitled: true });
+    expect(evaluateEntitlement({ ...base, status: "past_due" }, now)).toMatchObject({ reason: "subscription_inactive" });
+  });
+
+  it("ends a trial at its end instant, whatever the status says", () => {
+    const trial = { ...base, planId: "trial", status: "trialing" };
+    expect(evaluateEntitlement({ ...trial, trialEnd: new Date(now + 1).toISOString() }, now)).toEqual({ entitled: true });
+    expect(evaluateEntitlement({ ...trial, trialEnd: new Date(now).toISOString() }, now)).toMatchObject({ reason: "trial_ended" });
+    expect(evaluateEntitlement({ ...trial, status: "active", trialEnd: new Date(now - day).toISOString() }, now)).toMatchObject({ reason: "trial_ended" });
+    expect(evaluateEntitlement({ ...trial, trialEnd: null }, now)).toMatchObject({ reason: "trial_ended" });
+  });
+});
+
+describe("/v1/auth/verify and /v1/usage need only a valid key", () => {
+  it("verify reports the key and the entitlement, entitled or not", async () => {
+    const entitled = await newAccount({ status: "active" });
+    const res = await probeCall("/v1/auth/verify", bearer(entitled.keys[0]!.key));
+    expect(res.status).toBe(200);
+    expect(await res.json<Verify>()).toEqual({
+      key_id: entitled.keys[0]!.id,
+      key_prefix: entitled.keys[0]!.key.slice(0, 16),
+      status: "authenticated",
+      plan: "basic",
+      subscription_status: "active",
+      entitled: true,
+      entitlement_reason: "",
+    });
+    const canceled = await newAccount({ status: "canceled" });
+    const body = await (await probeCall("/v1/auth/verify", bearer(canceled.keys[0]!.key))).json<Verify>();
+    expect(body).toMatchObject({ plan: "basic", subscription_status: "canceled", entitled: false, entitlement_reason: "subscription_inactive" });
+    const none = await newAccount({ status: "none" });
+    expect(await (await probeCall("/v1/auth/verify", bearer(none.keys[0]!.key))).json<Verify>()).toMatchObject({
+      plan: null,
+      subscription_status: null,
+      entitled: false,
+      entitlement_reason: "subscription_required",
+    });
+  });
+
+  it("usage counts today's requests in the ET day and resets at the next ET midnight", async () => {
+    const { keys } = await newAccount({ status: "active" });
+    const auth = bearer(keys[0]!.key);
+    await probeCall("/v1/test/ok", auth);
+    await probeCall("/v1/test/ok", auth);
+    const res = await probeCall("/v1/usage", auth);
+    const usage = await res.json<Usage>();
+    const etToday = new Intl.DateTimeFormat("en-CA", { timeZone: "America/New_York" }).format(new Date());
+    expect(usage).toMatchObject({ plan: "basic", subscription_status: "active", entitled: true, date: etToday });
+    expect(usage.rate_limit).toEqual({ requests_per_minute: 300 });
+    expect(usage.concurrency).toEqual({ max: 5 });
+    expect(usage.requests?.today).toBe(3);
+    const reset = Date.parse(usage.requests!.reset_at);
+    expect(usage.requests!.reset_unix).toBe(reset / 1000);
+    expect(reset).toBeGreaterThan(Date.now());
+    expect(reset - Date.now()).toBeLessThanOrEqual(25 * 3_600_000);
+    const etAtReset = new Intl.DateTimeFormat("en-US", { timeZone: "America/New_York", hour: "2-digit", minute: "2-digit", hourCycle: "h23" }).format(new Date(reset));
+    expect(etAtReset).toBe("00:00");
+  });
+
+  it("usage has null limits without an active plan", async () => {
+    const { keys } = await newAccount({ status: "canceled" });
+    const usage = await (await probeCall("/v1/usage", bearer(keys[0]!.key))).json<Usage>();
+    expect(usage).toMatchObject({ entitled: false, rate_limit: null, concurrency: null, requests: null, subscription_status: "canceled" });
+  });
+});
+
+describe("keys", () => {
+  it("allows at most five active keys and refuses the sixth with a clear error", async () => {
+    const account = await newAccount({ keys: 5 });
+    const sixth = await admin<{ error: string; message: string }>("POST", `/admin/accounts/${account.name}/keys`);
+    expect(sixth.status).toBe(409);
+    expect(sixth.body.error).toBe("key_limit_reached");
+    expect(sixth.body.message).toMatch(/at most 5 active keys/);
+    await admin("POST", `/admin/keys/${account.keys[0]!.id}/revoke`);
+    expect((await admin("POST", `/admin/accounts/${account.name}/keys`)).status).toBe(201);
+  });
+
+  it("refuses a revoked key on the very next request", async () => {
+    const account = await newAccount({ keys: 2 });
+    const [a, b] = account.keys;
+    expect((await probeCall("/v1/test/ok", bearer(a!.key))).status).toBe(200);
+    const revoked = await admin<{ revokedAt: string | null }>("POST", `/admin/keys/${a!.id}/revoke`);
+    expect(revoked.body.revokedAt).not.toBeNull();
+    const res = await probeCall("/v1/test/ok", bearer(a!.key));
+    await expectError(res, 401, "invalid_api_key");
+    expect(res.headers.get("WWW-Authenticate")).toMatch(/^Bearer/);
+    expect((await probeCall("/v1/test/ok", bearer(b!.key))).status).toBe(200);
+  });
+
+  it("stores keys only as hashes and display prefixes", async () => {
+    const account = await newAccount();
+    const listed = await admin<Record<string, unknown>[]>("GET", `/admin/accounts/${account.name}/keys`);
+    expect(JSON.stringify(listed.body)).not.toContain(account.keys[0]!.key);
+    expect(listed.body[0]).toEqual({ id: account.keys[0]!.id, prefix: account.keys[0]!.key.slice(0, 16), createdAt: expect.any(String), revokedAt: null });
+    useNeonEndpoint(testEnv.NEON_HTTP_ENDPOINT);
+    const [row] = await database(testEnv.CONTROL_DATABASE_URL).select().from(apiKeys).where(eq(apiKeys.id, account.keys[0]!.id));
+    expect(row?.keyHash).toBe(await hashApiKey(account.keys[0]!.key));
+    expect(JSON.stringify(row)).not.toContain(account.keys[0]!.key.slice(16));
+  });
+});
