@@ -1,16 +1,27 @@
-import { mkdirSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
+import { AdminClient, DEV_ADMIN_TOKEN_FILE } from "./lib/admin-client";
 import { databaseUrl, DEV_DATA_DIR, MIGRATIONS_DIR } from "./lib/config";
 import { ensureDemoKey } from "./lib/demo-account";
 import { startNeonHttpServer } from "./lib/neon-http-server";
 import { seedMarket } from "./lib/seed-market";
 import { openBackend } from "./lib/sql-backend";
-import { startWorker } from "./lib/worker-process";
+import { startWorker, waitUntilUp } from "./lib/worker-process";
+
+/** The dev admin token: kept across runs so `npm run admin` keeps working. */
+function devAdminToken(): string {
+  if (existsSync(DEV_ADMIN_TOKEN_FILE)) return readFileSync(DEV_ADMIN_TOKEN_FILE, "utf8").trim();
+  const token = randomBytes(24).toString("hex");
+  writeFileSync(DEV_ADMIN_TOKEN_FILE, `${token}\n`, { mode: 0o600 });
+  return token;
+}
 
 /**
  * One command for local development: database (embedded PGlite unless DATABASE_URL is set),
- * migrations, the demo market on first run, a demo API key, the local Neon endpoint, and the
- * Worker under `wrangler dev`. Ctrl-C stops all of it.
+ * migrations, the demo market on first run, the local Neon endpoint, the Worker under
+ * `wrangler dev`, and a demo account with an API key made through the admin API.
+ * Ctrl-C stops all of it.
  */
 async function main(): Promise<void> {
   const devDir = resolve(".dev");
@@ -24,16 +35,10 @@ async function main(): Promise<void> {
     const report = await seedMarket(backend, { size: "demo", seed: 1 });
     console.log(`seeded ${report.underlyings} underlyings, ${report.contracts} contracts, ${report.flowPrints} flow prints (session ${report.sessionDate})`);
   }
-  const keyFile = resolve(devDir, "demo-api-key");
-  const { key } = await ensureDemoKey(backend, keyFile);
   const sqlServer = await startNeonHttpServer(backend);
   const port = Number(process.env.PORT ?? 8787);
-  console.log(`\n  database   ${url ? "PostgreSQL (DATABASE_URL)" : `PGlite at ${DEV_DATA_DIR}`}`);
-  console.log(`  SQL (Neon protocol) http://127.0.0.1:${sqlServer.port}/sql`);
-  console.log(`  API        http://127.0.0.1:${port}`);
-  console.log(`  demo key   ${key}   (saved in .dev/demo-api-key)\n`);
-
-  const worker = startWorker({ port, sqlPort: sqlServer.port });
+  const adminToken = devAdminToken();
+  const worker = startWorker({ port, sqlPort: sqlServer.port, vars: { ADMIN_TOKEN: adminToken } });
 
   let stopping = false;
   const stop = async (code: number) => {
@@ -47,6 +52,14 @@ async function main(): Promise<void> {
   process.on("SIGINT", () => void stop(0));
   process.on("SIGTERM", () => void stop(0));
   worker.child.on("exit", (code) => void stop(code ?? 0));
+
+  await waitUntilUp(`${worker.url}/health`, 120_000);
+  const key = await ensureDemoKey(new AdminClient(worker.url, adminToken), resolve(devDir, "demo-api-key"));
+  console.log(`\n  database   ${url ? "PostgreSQL (DATABASE_URL)" : `PGlite at ${DEV_DATA_DIR}`}`);
+  console.log(`  API        ${worker.url}`);
+  console.log(`  demo key   ${key}`);
+  console.log(`             (saved in .dev/demo-api-key; admin token in .dev/admin-token for \`npm run admin\`)`);
+  console.log(`  try        curl -H "Authorization: Bearer ${key}" ${worker.url}/v1/usage\n`);
 }
 
 main().catch((err: unknown) => {

@@ -178,7 +178,7 @@ describe("keys", () => {
     const account = await newAccount();
     const listed = await admin<Record<string, unknown>[]>("GET", `/admin/accounts/${account.name}/keys`);
     expect(JSON.stringify(listed.body)).not.toContain(account.keys[0]!.key);
-    expect(listed.body[0]).toEqual({ id: account.keys[0]!.id, prefix: account.keys[0]!.key.slice(0, 16), createdAt: expect.any(String), revokedAt: null });
+    expect(listed.body[0]).toEqual({ id: account.keys[0]!.id, prefix: account.keys[0]!.key.slice(0, 16), createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/), revokedAt: null });
     useNeonEndpoint(testEnv.NEON_HTTP_ENDPOINT);
     const [row] = await database(testEnv.CONTROL_DATABASE_URL).select().from(apiKeys).where(eq(apiKeys.id, account.keys[0]!.id));
     expect(row?.keyHash).toBe(await hashApiKey(account.keys[0]!.key));

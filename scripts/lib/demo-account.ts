@@ -1,34 +1,27 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { displayPrefix, generateApiKey, hashApiKey, isWellFormedKey } from "../../src/auth/api-key";
-import type { SqlBackend } from "./sql-backend";
+import type { AdminClient } from "./admin-client";
 
 const DEMO_ACCOUNT = "demo";
 
 /**
- * Ensures the demo account exists with an active Basic subscription and returns an API key for
- * it: the one saved in `keyFile` while it is still active, else a new one (saved there).
+ * Ensures, through the admin API, that the demo account exists with an active Basic
+ * subscription, and returns an API key for it: the one saved in `keyFile` while it still
+ * verifies, else a new one (saved there).
  */
-export async function ensureDemoKey(backend: SqlBackend, keyFile: string): Promise<{ key: string; created: boolean }> {
-  const { rows } = await backend.typedQuery(
-    "insert into accounts (name) values ($1) on conflict (name) do update set name = excluded.name returning id",
-    [DEMO_ACCOUNT],
-  );
-  const accountId = rows[0]?.id as number;
-  await backend.typedQuery(
-    `insert into subscriptions (account_id, plan_id, status) values ($1, 'basic', 'active')
-     on conflict (account_id) do update set plan_id = 'basic', status = 'active', updated_at = now()`,
-    [accountId],
-  );
+export async function ensureDemoKey(client: AdminClient, keyFile: string): Promise<string> {
+  const created = await client.createAccount({ name: DEMO_ACCOUNT, status: "active", plan: "basic" });
+  if (!created.ok) {
+    if (created.body.error !== "conflict") throw new Error(`demo account: ${created.body.message}`);
+    const set = await client.setSubscription(DEMO_ACCOUNT, { status: "active", plan: "basic" });
+    if (!set.ok) throw new Error(`demo subscription: ${set.body.message}`);
+  }
   if (existsSync(keyFile)) {
     const saved = readFileSync(keyFile, "utf8").trim();
-    if (isWellFormedKey(saved)) {
-      const hash = await hashApiKey(saved);
-      const found = await backend.typedQuery("select 1 from api_keys where key_hash = $1 and account_id = $2 and revoked_at is null", [hash, accountId]);
-      if (found.rows.length) return { key: saved, created: false };
-    }
+    const res = await fetch(`${client.baseUrl}/v1/auth/verify`, { headers: { Authorization: `Bearer ${saved}` } }).catch(() => undefined);
+    if (res?.status === 200) return saved;
   }
-  const key = generateApiKey();
-  await backend.typedQuery("insert into api_keys (account_id, key_hash, prefix) values ($1, $2, $3)", [accountId, await hashApiKey(key), displayPrefix(key)]);
-  writeFileSync(keyFile, `${key}\n`, { mode: 0o600 });
-  return { key, created: true };
+  const key = await client.createKey(DEMO_ACCOUNT);
+  if (!key.ok) throw new Error(`demo key: ${key.body.message}`);
+  writeFileSync(keyFile, `${key.body.key}\n`, { mode: 0o600 });
+  return key.body.key;
 }

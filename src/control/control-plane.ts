@@ -1,6 +1,7 @@
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import { displayPrefix, generateApiKey, hashApiKey } from "../auth/api-key";
 import type { Database } from "../db/client";
+import { isoTimestamp } from "../db/timestamps";
 import { accounts, apiKeys, subscriptions } from "../db/schema";
 import { loadEntitlementSnapshot } from "./snapshot";
 import type { EntitlementSnapshot } from "../domain/entitlement";
@@ -63,8 +64,8 @@ export class ControlPlane {
       value: {
         id: account.id,
         name: account.name,
-        createdAt: account.createdAt,
-        subscription: sub ? { plan: sub.planId, status: sub.status, trialEnd: sub.trialEnd } : null,
+        createdAt: isoTimestamp(account.createdAt),
+        subscription: sub ? { plan: sub.planId, status: sub.status, trialEnd: isoTimestamp(sub.trialEnd) } : null,
       },
     };
   }
@@ -154,7 +155,7 @@ export class ControlPlane {
       .from(apiKeys)
       .where(eq(apiKeys.accountId, account.id))
       .orderBy(asc(apiKeys.id));
-    return { ok: true, value: rows };
+    return { ok: true, value: rows.map(keyView) };
   }
 
   /** Revokes a key; refused on the account's very next request. Revoking twice is harmless. */
@@ -166,6 +167,10 @@ export class ControlPlane {
     const [row] = await this.db.select().from(apiKeys).where(eq(apiKeys.id, keyId));
     if (!row) return { ok: false, reason: "not_found", message: `No key with id ${keyId}.` };
     await this.#push(row.accountId);
-    return { ok: true, value: { id: row.id, prefix: row.prefix, createdAt: row.createdAt, revokedAt: row.revokedAt } };
+    return { ok: true, value: keyView(row) };
   }
+}
+
+function keyView(row: { id: number; prefix: string; createdAt: string; revokedAt: string | null }): KeyView {
+  return { id: row.id, prefix: row.prefix, createdAt: isoTimestamp(row.createdAt), revokedAt: isoTimestamp(row.revokedAt) };
 }

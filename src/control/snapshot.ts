@@ -1,5 +1,6 @@
 import { and, eq, isNotNull } from "drizzle-orm";
 import type { Database } from "../db/client";
+import { isoTimestamp } from "../db/timestamps";
 import { apiKeys, subscriptions } from "../db/schema";
 import type { EntitlementSnapshot } from "../domain/entitlement";
 
@@ -14,9 +15,9 @@ export async function loadEntitlementSnapshot(db: Database, accountId: number): 
     accountId,
     planId: sub?.planId ?? null,
     status: sub?.status ?? null,
-    trialEnd: sub?.trialEnd ?? null,
-    currentPeriodEnd: sub?.currentPeriodEnd ?? null,
-    updatedAt: sub?.updatedAt ?? null,
+    trialEnd: isoTimestamp(sub?.trialEnd ?? null),
+    currentPeriodEnd: isoTimestamp(sub?.currentPeriodEnd ?? null),
+    updatedAt: isoTimestamp(sub?.updatedAt ?? null),
     revokedKeyIds: revoked.map((r) => r.id),
   };
 }

@@ -1,0 +1,71 @@
+import { existsSync, readFileSync } from "node:fs";
+import { resolve } from "node:path";
+
+/** Where the admin token of `npm run dev` is kept (git-ignored). */
+export const DEV_ADMIN_TOKEN_FILE = resolve(".dev/admin-token");
+
+export interface AdminError {
+  error: string;
+  message: string;
+  status: number;
+}
+
+export type AdminResult<T> = { ok: true; status: number; body: T } | { ok: false; status: number; body: AdminError };
+
+/** A client of the Worker's internal admin API. */
+export class AdminClient {
+  constructor(
+    readonly baseUrl: string,
+    private readonly token: string,
+  ) {}
+
+  /** From ADMIN_URL / ADMIN_TOKEN, else the local dev server and its saved token. */
+  static fromEnvironment(): AdminClient {
+    const baseUrl = process.env.ADMIN_URL ?? `http://127.0.0.1:${process.env.PORT ?? 8787}`;
+    const token = process.env.ADMIN_TOKEN ?? (existsSync(DEV_ADMIN_TOKEN_FILE) ? readFileSync(DEV_ADMIN_TOKEN_FILE, "utf8").trim() : "");
+    if (!token) throw new Error("no admin token: set ADMIN_TOKEN or start `npm run dev` (it writes .dev/admin-token)");
+    return new AdminClient(baseUrl, token);
+  }
+
+  async request<T>(method: string, path: string, body?: unknown): Promise<AdminResult<T>> {
+    let res: Response;
+    try {
+      res = await fetch(this.baseUrl + path, {
+        method,
+        headers: { Authorization: `Bearer ${this.token}`, "Content-Type": "application/json" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(15_000),
+      });
+    } catch {
+      throw new Error(`cannot reach the admin API at ${this.baseUrl} (is the service running?)`);
+    }
+    const parsed = (await res.json().catch(() => ({ error: "bad_response", message: "non-JSON response", status: res.status }))) as unknown;
+    return res.ok ? { ok: true, status: res.status, body: parsed as T } : { ok: false, status: res.status, body: parsed as AdminError };
+  }
+
+  createAccount(input: { name: string; status?: string; plan?: string; trialEnded?: boolean }) {
+    return this.request<AccountView>("POST", "/admin/accounts", input);
+  }
+  showAccount(name: string) {
+    return this.request<AccountView>("GET", `/admin/accounts/${encodeURIComponent(name)}`);
+  }
+  setSubscription(account: string, input: { status: string; plan?: string; trialEnded?: boolean }) {
+    return this.request<AccountView>("PUT", `/admin/accounts/${encodeURIComponent(account)}/subscription`, input);
+  }
+  createKey(account: string) {
+    return this.request<{ id: number; key: string; prefix: string }>("POST", `/admin/accounts/${encodeURIComponent(account)}/keys`);
+  }
+  listKeys(account: string) {
+    return this.request<{ id: number; prefix: string; createdAt: string; revokedAt: string | null }[]>("GET", `/admin/accounts/${encodeURIComponent(account)}/keys`);
+  }
+  revokeKey(id: number) {
+    return this.request<{ id: number; prefix: string; createdAt: string; revokedAt: string | null }>("POST", `/admin/keys/${id}/revoke`);
+  }
+}
+
+export interface AccountView {
+  id: number;
+  name: string;
+  createdAt: string;
+  subscription: { plan: string; status: string; trialEnd: string | null } | null;
+}
