@@ -7,27 +7,39 @@ import { LEASE_MS, MAX_IN_FLIGHT, type AdmitRequest, type AdmitResult, type Enti
 import { ACCOUNT_QUOTA, gcra, type GcraResult } from "../src/limits/gcra";
 import { usageDay } from "../src/limits/usage-day";
 
+interface DayCount {
+  date: string;
+  count: number;
+}
+
+/** Hot-path writes do not hold the reply for disk: a lost write only forgets a little rate-limit history. */
+const UNCONFIRMED = { allowUnconfirmed: true } as const;
+
 /**
  * Per-account limits and state, one instance per account (`getByName(accountId)`): the GCRA
  * bucket shared by all the account's keys, the in-flight leases, the ET-day request counter and
- * the entitlement snapshot. Everything lives in the object's SQLite storage, mirrored in memory;
- * storage calls are synchronous, so each RPC runs atomically.
+ * the entitlement snapshot. The object's memory is the source of truth while it lives; storage
+ * lets a restarted object pick up where it left off. Each RPC runs to completion without
+ * interleaving, so the read-modify-write of the bucket is atomic.
  */
 export class AccountLimiter extends DurableObject<Bindings> {
   #tat: number | null = null;
   #snapshot: EntitlementSnapshot | null = null;
-  #day: { date: string; count: number } = { date: "", count: 0 };
+  #day: DayCount = { date: "", count: 0 };
+  /** Lease id → expiry (epoch ms). */
+  #leases = new Map<string, number>();
+  #alarmAt: number | null = null;
 
   constructor(ctx: DurableObjectState, env: Bindings) {
     super(ctx, env);
-    const sql = ctx.storage.sql;
-    sql.exec("create table if not exists state (name text primary key, value text not null)");
-    sql.exec("create table if not exists leases (id text primary key, expires_at integer not null)");
-    for (const row of sql.exec<{ name: string; value: string }>("select name, value from state")) {
-      if (row.name === "tat") this.#tat = Number(row.value);
-      if (row.name === "snapshot") this.#snapshot = JSON.parse(row.value) as EntitlementSnapshot;
-      if (row.name === "day") this.#day = JSON.parse(row.value) as { date: string; count: number };
-    }
+    void ctx.blockConcurrencyWhile(async () => {
+      const stored = await ctx.storage.get<unknown>(["tat", "snapshot", "day", "leases"]);
+      this.#tat = (stored.get("tat") as number | undefined) ?? null;
+      this.#snapshot = (stored.get("snapshot") as EntitlementSnapshot | undefined) ?? null;
+      this.#day = (stored.get("day") as DayCount | undefined) ?? this.#day;
+      this.#leases = new Map((stored.get("leases") as [string, number][] | undefined) ?? []);
+      this.#alarmAt = await ctx.storage.getAlarm();
+    });
   }
 
   /** Decides one request: key revocation, entitlement, rate limit, in-flight cap, daily count. */
@@ -44,65 +56,67 @@ export class AccountLimiter extends DurableObject<Bindings> {
       return { kind: "rate_limited", rate, retryAfterSeconds: Math.max(1, Math.ceil(decision.retryAfterMs / 1000)) };
     }
     this.#tat = decision.tat;
-    this.#put("tat", String(decision.tat));
 
     this.sweepExpiredLeases(now);
-    if (this.inFlight() >= MAX_IN_FLIGHT) return { kind: "too_many_concurrent", rate };
+    if (this.#leases.size >= MAX_IN_FLIGHT) {
+      void this.ctx.storage.put("tat", this.#tat, UNCONFIRMED);
+      return { kind: "too_many_concurrent", rate };
+    }
     const leaseId = crypto.randomUUID();
-    this.ctx.storage.sql.exec("insert into leases (id, expires_at) values (?, ?)", leaseId, now + LEASE_MS);
-    await this.#scheduleSweep();
+    this.#leases.set(leaseId, now + LEASE_MS);
+    const { date, resetAt } = usageDay(now);
+    this.#day = this.#day.date === date ? { date, count: this.#day.count + 1 } : { date, count: 1 };
+    void this.ctx.storage.put({ tat: this.#tat, day: this.#day, leases: [...this.#leases] }, UNCONFIRMED);
+    this.#scheduleSweep();
 
-    return { kind: "admitted", rate, leaseId, entitlement, usage: this.#count(now) };
+    const usage: UsageView = { date, today: this.#day.count, resetAt: resetAt.toISOString() };
+    return { kind: "admitted", rate, leaseId, entitlement, usage };
   }
 
   /** Frees an in-flight slot; releasing twice, or after expiry, is harmless. */
   release(leaseId: string): void {
-    this.ctx.storage.sql.exec("delete from leases where id = ?", leaseId);
+    if (this.#leases.delete(leaseId)) void this.ctx.storage.put("leases", [...this.#leases], UNCONFIRMED);
   }
 
   /** Replaces the entitlement snapshot; the control plane calls this on every change. */
-  pushSnapshot(snapshot: EntitlementSnapshot): void {
+  async pushSnapshot(snapshot: EntitlementSnapshot): Promise<void> {
     this.#snapshot = snapshot;
-    this.#put("snapshot", JSON.stringify(snapshot));
+    await this.ctx.storage.put("snapshot", snapshot);
   }
 
   inFlight(): number {
-    return this.ctx.storage.sql.exec<{ n: number }>("select count(*) as n from leases").one().n;
+    return this.#leases.size;
   }
 
   sweepExpiredLeases(now: number): void {
-    this.ctx.storage.sql.exec("delete from leases where expires_at <= ?", now);
+    let changed = false;
+    for (const [id, expiresAt] of this.#leases) {
+      if (expiresAt <= now) changed = this.#leases.delete(id);
+    }
+    if (changed) void this.ctx.storage.put("leases", [...this.#leases], UNCONFIRMED);
   }
 
   override async alarm(): Promise<void> {
+    this.#alarmAt = null;
     this.sweepExpiredLeases(Date.now());
-    await this.#scheduleSweep();
+    this.#scheduleSweep();
   }
 
-  async #scheduleSweep(): Promise<void> {
-    const next = this.ctx.storage.sql.exec<{ at: number | null }>("select min(expires_at) as at from leases").one().at;
-    if (next === null) return;
-    const current = await this.ctx.storage.getAlarm();
-    if (current === null || current > next) await this.ctx.storage.setAlarm(next);
-  }
-
-  #count(now: number): UsageView {
-    const { date, resetAt } = usageDay(now);
-    this.#day = this.#day.date === date ? { date, count: this.#day.count + 1 } : { date, count: 1 };
-    this.#put("day", JSON.stringify(this.#day));
-    return { date, today: this.#day.count, resetAt: resetAt.toISOString() };
+  /** Keeps an alarm at or before the earliest lease expiry. */
+  #scheduleSweep(): void {
+    let next: number | null = null;
+    for (const expiresAt of this.#leases.values()) next = next === null ? expiresAt : Math.min(next, expiresAt);
+    if (next === null || (this.#alarmAt !== null && this.#alarmAt <= next)) return;
+    this.#alarmAt = next;
+    void this.ctx.storage.setAlarm(next, UNCONFIRMED);
   }
 
   async #loadSnapshot(accountId: number): Promise<EntitlementSnapshot> {
     const config = configFrom(this.env);
     useNeonEndpoint(config.NEON_HTTP_ENDPOINT);
     const snapshot = await loadEntitlementSnapshot(database(config.CONTROL_DATABASE_URL), accountId);
-    this.pushSnapshot(snapshot);
+    await this.pushSnapshot(snapshot);
     return snapshot;
-  }
-
-  #put(name: string, value: string): void {
-    this.ctx.storage.sql.exec("insert into state (name, value) values (?, ?) on conflict (name) do update set value = excluded.value", name, value);
   }
 }
 

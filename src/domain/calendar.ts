@@ -45,9 +45,22 @@ export function thirdFriday(year: number, month0: number): string {
   return iso(new Date(Date.UTC(year, month0, 1 + offset + 14)));
 }
 
+// Building an Intl formatter is far costlier than using one: build each once.
+const NY_DATE = new Intl.DateTimeFormat("en-CA", { timeZone: "America/New_York" });
+const NY_PARTS = new Intl.DateTimeFormat("en-US", {
+  timeZone: "America/New_York",
+  hourCycle: "h23",
+  year: "numeric",
+  month: "2-digit",
+  day: "2-digit",
+  hour: "2-digit",
+  minute: "2-digit",
+  second: "2-digit",
+});
+
 /** Today's date in New York. */
 export function todayInNewYork(now = new Date()): string {
-  return new Intl.DateTimeFormat("en-CA", { timeZone: "America/New_York" }).format(now);
+  return NY_DATE.format(now);
 }
 
 /** UTC instant of a wall-clock time in New York on a date (handles DST). */
@@ -61,16 +74,7 @@ export function newYorkInstant(isoDate: string, hours: number, minutes = 0, seco
     seconds,
     ms,
   );
-  const parts = new Intl.DateTimeFormat("en-US", {
-    timeZone: "America/New_York",
-    hourCycle: "h23",
-    year: "numeric",
-    month: "2-digit",
-    day: "2-digit",
-    hour: "2-digit",
-    minute: "2-digit",
-    second: "2-digit",
-  }).formatToParts(new Date(guess));
+  const parts = NY_PARTS.formatToParts(new Date(guess));
   const get = (t: string) => Number(parts.find((p) => p.type === t)?.value);
   const asNy = Date.UTC(get("year"), get("month") - 1, get("day"), get("hour"), get("minute"), get("second"));
   return new Date(guess + (guess - ms - asNy));
