@@ -1,37 +1,27 @@
-import { createServer } from "node:net";
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
-
-/** A free loopback port, chosen before the Worker's bindings are fixed. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === "object" && address ? address.port : 0));
-    });
-  });
-}
+import { freePort } from "./scripts/lib/free-port";
 
 export default defineConfig(async () => {
+  // The local SQL endpoint (started by the global setup) must have a known port before the
+  // Worker's bindings are fixed.
   const sqlPort = Number(process.env.TEST_SQL_PORT) || (await freePort());
   process.env.TEST_SQL_PORT = String(sqlPort);
   const deadPort = await freePort();
   const url = (db: string, port = sqlPort) => `postgresql://app:app@127.0.0.1:${port}/${db}`;
   const workers = cloudflareTest({
-        wrangler: { configPath: "./wrangler.toml" },
-        miniflare: {
-          bindings: {
-            MARKET_DATABASE_URL: url("market"),
-            CONTROL_DATABASE_URL: url("control"),
-            NEON_HTTP_ENDPOINT: "http://{host}:{port}/sql",
-            ADMIN_TOKEN: "test-admin-token-0123456789",
-            // Nothing listens here: lets tests run the Worker against an unreachable database.
-            TEST_DEAD_DATABASE_URL: url("market", deadPort),
-          },
-        },
-      });
+    wrangler: { configPath: "./wrangler.toml" },
+    miniflare: {
+      bindings: {
+        MARKET_DATABASE_URL: url("market"),
+        CONTROL_DATABASE_URL: url("control"),
+        NEON_HTTP_ENDPOINT: "http://{host}:{port}/sql",
+        ADMIN_TOKEN: "test-admin-token-0123456789",
+        // Nothing listens here: lets tests run the Worker against an unreachable database.
+        TEST_DEAD_DATABASE_URL: url("market", deadPort),
+      },
+    },
+  });
   return {
     test: {
       // One local SQL endpoint for the whole run, shared by both projects.
@@ -39,7 +29,7 @@ export default defineConfig(async () => {
       projects: [
         // The Worker, its analytics and its data path, inside workerd.
         { plugins: [workers], test: { name: "workers", include: ["test/*.test.ts"], testTimeout: 30_000 } },
-        // Node-side tools (local SQL endpoint, generator, loaders) and Node-only validators.
+        // Node-side tools (local SQL endpoint, generator, CLI) and Node-only validators.
         { test: { name: "node", include: ["test/node/*.test.ts"], environment: "node", testTimeout: 60_000 } },
       ],
     },

@@ -3,7 +3,15 @@ import { loadEntitlementSnapshot } from "../src/control/snapshot";
 import { database, useNeonEndpoint } from "../src/db/client";
 import { evaluateEntitlement, type EntitlementSnapshot } from "../src/domain/entitlement";
 import { configFrom, type Bindings } from "../src/env";
-import { LEASE_MS, MAX_IN_FLIGHT, type AdmitRequest, type AdmitResult, type EntitlementView, type RateState, type UsageView } from "../src/limits/admission";
+import {
+  LEASE_MS,
+  MAX_IN_FLIGHT,
+  type AdmitRequest,
+  type AdmitResult,
+  type EntitlementView,
+  type RateState,
+  type UsageView,
+} from "../src/limits/admission";
 import { ACCOUNT_QUOTA, gcra, type GcraResult } from "../src/limits/gcra";
 import { usageDay } from "../src/limits/usage-day";
 

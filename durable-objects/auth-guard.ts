@@ -21,8 +21,12 @@ export class AuthGuard extends DurableObject<Bindings> {
 
   constructor(ctx: DurableObjectState, env: Bindings) {
     super(ctx, env);
-    ctx.storage.sql.exec("create table if not exists guard (id integer primary key, failures text not null, locked_until integer not null)");
-    const row = ctx.storage.sql.exec<{ failures: string; locked_until: number }>("select failures, locked_until from guard where id = 1").toArray()[0];
+    ctx.storage.sql.exec(
+      "create table if not exists guard (id integer primary key, failures text not null, locked_until integer not null)",
+    );
+    const row = ctx.storage.sql
+      .exec<{ failures: string; locked_until: number }>("select failures, locked_until from guard where id = 1")
+      .toArray()[0];
     if (row) {
       this.#failures = JSON.parse(row.failures) as number[];
       this.#lockedUntil = row.locked_until;

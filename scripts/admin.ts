@@ -48,11 +48,15 @@ function human(command: string, body: unknown): string {
   if (command === "key list") {
     const keys = body as { id: number; prefix: string; createdAt: string; revokedAt: string | null }[];
     if (keys.length === 0) return "no keys";
-    return keys.map((k) => `${String(k.id).padStart(6)}  ${k.prefix}…  created ${k.createdAt}${k.revokedAt ? `  revoked ${k.revokedAt}` : ""}`).join("\n");
+    return keys
+      .map((k) => `${String(k.id).padStart(6)}  ${k.prefix}…  created ${k.createdAt}${k.revokedAt ? `  revoked ${k.revokedAt}` : ""}`)
+      .join("\n");
   }
   if (command === "key revoke") return `key ${(body as { id: number }).id} revoked`;
   const a = body as { id: number; name: string; subscription: { plan: string; status: string; trialEnd: string | null } | null };
-  const sub = a.subscription ? `${a.subscription.plan} (${a.subscription.status}${a.subscription.trialEnd ? `, trial ends ${a.subscription.trialEnd}` : ""})` : "no subscription";
+  const sub = a.subscription
+    ? `${a.subscription.plan} (${a.subscription.status}${a.subscription.trialEnd ? `, trial ends ${a.subscription.trialEnd}` : ""})`
+    : "no subscription";
   return `account ${a.name} (id ${a.id}): ${sub}`;
 }
 
@@ -69,7 +73,12 @@ async function run(argv: string[]): Promise<number> {
   let result: AdminResult<unknown>;
   switch (command) {
     case "account create":
-      result = await client.createAccount({ name: required(flags, "name"), status: flags.get("status"), plan: flags.get("plan"), trialEnded });
+      result = await client.createAccount({
+        name: required(flags, "name"),
+        status: flags.get("status"),
+        plan: flags.get("plan"),
+        trialEnded,
+      });
       break;
     case "account show":
       result = await client.showAccount(required(flags, "name"));
@@ -87,7 +96,11 @@ async function run(argv: string[]): Promise<number> {
       break;
     }
     case "subscription set":
-      result = await client.setSubscription(required(flags, "account"), { status: required(flags, "status"), plan: flags.get("plan"), trialEnded });
+      result = await client.setSubscription(required(flags, "account"), {
+        status: required(flags, "status"),
+        plan: flags.get("plan"),
+        trialEnded,
+      });
       break;
     default:
       throw new Error(`unknown command '${command}'\n\n${USAGE}`);

@@ -1,11 +1,11 @@
 import { randomBytes } from "node:crypto";
-import { createServer } from "node:net";
 import autocannon from "autocannon";
 import { AdminClient } from "./lib/admin-client";
 import { databaseUrl, DEV_DATA_DIR, parseArgs } from "./lib/config";
 import { startNeonHttpServer } from "./lib/neon-http-server";
 import { openBackend } from "./lib/sql-backend";
 import { startWorker, waitUntilUp } from "./lib/worker-process";
+import { freePort } from "./lib/free-port";
 
 /** One benchmarked endpoint. `auth` requests rotate over many accounts' keys so the 300/min limit is never the bottleneck. */
 interface Target {
@@ -31,17 +31,6 @@ const TARGETS: Target[] = [
 ];
 
 const BENCH_ACCOUNTS = 80;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const a = s.address();
-      s.close(() => resolve(typeof a === "object" && a ? a.port : 0));
-    });
-  });
-}
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
@@ -81,7 +70,12 @@ async function measure(base: string, t: Target, keys: string[], samples: number,
     expectBody: undefined,
   });
   const unexpected = expected === 200 ? load.non2xx : 0;
-  return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), rps: load.requests.average, errors: errors + load.errors + load.timeouts + unexpected };
+  return {
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    rps: load.requests.average,
+    errors: errors + load.errors + load.timeouts + unexpected,
+  };
 }
 
 async function main(): Promise<void> {
@@ -93,12 +87,19 @@ async function main(): Promise<void> {
   const url = databaseUrl();
   if (!url) console.warn("DATABASE_URL is not set: benchmarking on the embedded PGlite (figures for reference only).");
   const backend = await openBackend({ databaseUrl: url, dataDir: DEV_DATA_DIR });
-  const { rows } = await backend.typedQuery("select count(*)::int as contracts from option_quotes").catch(() => ({ rows: [] as Record<string, unknown>[] }));
+  const { rows } = await backend
+    .typedQuery("select count(*)::int as contracts from option_quotes")
+    .catch(() => ({ rows: [] as Record<string, unknown>[] }));
   const contracts = (rows[0]?.contracts as number | undefined) ?? 0;
   if (contracts === 0) throw new Error("no market data: run `npm run seed -- --size full` (with DATABASE_URL) first");
   const sql = await startNeonHttpServer(backend);
   const adminToken = randomBytes(24).toString("hex");
-  const worker = startWorker({ port: await freePort(), sqlPort: sql.port, vars: { BENCH_FLOOR: "true", ADMIN_TOKEN: adminToken }, quiet: true });
+  const worker = startWorker({
+    port: await freePort(),
+    sqlPort: sql.port,
+    vars: { BENCH_FLOOR: "true", ADMIN_TOKEN: adminToken },
+    quiet: true,
+  });
   try {
     await waitUntilUp(`${worker.url}/health`, 120_000);
     const admin = new AdminClient(worker.url, adminToken);
@@ -110,13 +111,23 @@ async function main(): Promise<void> {
       if (!key?.ok) throw new Error("could not create benchmark accounts");
       keys.push(key.body.key);
     }
-    console.log(`dataset: ${contracts} contracts on ${backend.kind}; latency from ${samples} sequential requests, throughput from ${seconds} s at ${connections} connections\n`);
+    console.log(
+      `dataset: ${contracts} contracts on ${backend.kind}; latency from ${samples} sequential requests, throughput from ${seconds} s at ${connections} connections\n`,
+    );
     const targets = [FLOOR, ...TARGETS.filter((t) => !only || t.name.includes(only))];
     await measure(worker.url, FLOOR, keys, 200, 2, connections);
     const results: [Target, Figures][] = [];
     for (const t of targets) results.push([t, await measure(worker.url, t, keys, samples, seconds, connections)]);
     const floor = results[0]![1];
-    console.log("endpoint".padEnd(38) + "p50 ms".padStart(8) + "p99 ms".padStart(8) + "p50−floor".padStart(11) + "p50/floor".padStart(11) + "req/s".padStart(9) + "errors".padStart(8));
+    console.log(
+      "endpoint".padEnd(38) +
+        "p50 ms".padStart(8) +
+        "p99 ms".padStart(8) +
+        "p50−floor".padStart(11) +
+        "p50/floor".padStart(11) +
+        "req/s".padStart(9) +
+        "errors".padStart(8),
+    );
     for (const [t, f] of results) {
       console.log(
         t.name.padEnd(38) +

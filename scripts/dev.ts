@@ -33,7 +33,9 @@ async function main(): Promise<void> {
   if (rows[0]?.n === 0) {
     console.log("first run: seeding the demo market…");
     const report = await seedMarket(backend, { size: "demo", seed: 1 });
-    console.log(`seeded ${report.underlyings} underlyings, ${report.contracts} contracts, ${report.flowPrints} flow prints (session ${report.sessionDate})`);
+    console.log(
+      `seeded ${report.underlyings} underlyings, ${report.contracts} contracts, ${report.flowPrints} flow prints (session ${report.sessionDate})`,
+    );
   }
   const sqlServer = await startNeonHttpServer(backend);
   const port = Number(process.env.PORT ?? 8787);

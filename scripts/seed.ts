@@ -23,7 +23,12 @@ async function main(): Promise<void> {
   try {
     await backend.migrate(MIGRATIONS_DIR);
     const bar = new cliProgress.SingleBar(
-      { format: "seeding {bar} {percentage}% | {value}/{total} underlyings | {duration_formatted}", stream: process.stderr, noTTYOutput: true, notTTYSchedule: 10_000 },
+      {
+        format: "seeding {bar} {percentage}% | {value}/{total} underlyings | {duration_formatted}",
+        stream: process.stderr,
+        noTTYOutput: true,
+        notTTYSchedule: 10_000,
+      },
       cliProgress.Presets.shades_classic,
     );
     let started_ = false;

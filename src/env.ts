@@ -40,7 +40,12 @@ const configSchema = z.object({
   CONTROL_DATABASE_URL: postgresUrl,
   NEON_HTTP_ENDPOINT: optionalText.refine((v) => v === undefined || /^https?:\/\//.test(v), "must be an http(s) URL template"),
   ORIGIN_AUTH_SECRETS: optionalText.transform((v) =>
-    v === undefined ? [] : v.split(",").map((s) => s.trim()).filter((s) => s.length > 0),
+    v === undefined
+      ? []
+      : v
+          .split(",")
+          .map((s) => s.trim())
+          .filter((s) => s.length > 0),
   ),
   ADMIN_TOKEN: optionalText.refine((v) => v === undefined || v.length >= 16, "must be at least 16 characters"),
 });

@@ -112,7 +112,11 @@ describe("origin authentication", () => {
       await expectError(none, 403, "origin_forbidden");
       expectNoRateHeaders(none);
       await expectError(await callWith(secrets, path, { headers: { "X-Origin-Auth": "first-secret-valuE" } }), 403, "origin_forbidden");
-      await expectError(await callWith(secrets, path, { headers: { "X-Origin-Auth": "first-secret-value-longer" } }), 403, "origin_forbidden");
+      await expectError(
+        await callWith(secrets, path, { headers: { "X-Origin-Auth": "first-secret-value-longer" } }),
+        403,
+        "origin_forbidden",
+      );
     }
   });
 

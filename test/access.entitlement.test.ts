@@ -8,7 +8,15 @@ import { admin, bearer, newAccount } from "./support/accounts";
 import { probeCall } from "./support/probe-app";
 import { expectError, testEnv } from "./support/worker";
 
-type Verify = { key_id: number; key_prefix: string; status: string; plan: string | null; subscription_status: string | null; entitled: boolean; entitlement_reason: string };
+type Verify = {
+  key_id: number;
+  key_prefix: string;
+  status: string;
+  plan: string | null;
+  subscription_status: string | null;
+  entitled: boolean;
+  entitlement_reason: string;
+};
 type Usage = {
   plan: string | null;
   subscription_status: string | null;
@@ -78,13 +86,25 @@ describe("entitlement on data routes", () => {
 describe("entitlement rules", () => {
   const now = Date.parse("2026-11-20T12:00:00Z");
   const day = 86_400_000;
-  const base: EntitlementSnapshot = { accountId: 1, planId: "basic", status: "active", trialEnd: null, currentPeriodEnd: null, updatedAt: null, revokedKeyIds: [] };
+  const base: EntitlementSnapshot = {
+    accountId: 1,
+    planId: "basic",
+    status: "active",
+    trialEnd: null,
+    currentPeriodEnd: null,
+    updatedAt: null,
+    revokedKeyIds: [],
+  };
 
   it("keeps past_due accounts entitled through the grace period only", () => {
     const periodEnd = (daysAgo: number) => new Date(now - daysAgo * day).toISOString();
     expect(evaluateEntitlement({ ...base, status: "past_due", currentPeriodEnd: periodEnd(1) }, now)).toEqual({ entitled: true });
-    expect(evaluateEntitlement({ ...base, status: "past_due", currentPeriodEnd: periodEnd(PAST_DUE_GRACE_DAYS - 0.01) }, now)).toEqual({ entitled: true });
-    expect(evaluateEntitlement({ ...base, status: "past_due", currentPeriodEnd: periodEnd(PAST_DUE_GRACE_DAYS) }, now)).toMatchObject({ reason: "subscription_inactive" });
+    expect(evaluateEntitlement({ ...base, status: "past_due", currentPeriodEnd: periodEnd(PAST_DUE_GRACE_DAYS - 0.01) }, now)).toEqual({
+      entitled: true,
+    });
+    expect(evaluateEntitlement({ ...base, status: "past_due", currentPeriodEnd: periodEnd(PAST_DUE_GRACE_DAYS) }, now)).toMatchObject({
+      reason: "subscription_inactive",
+    });
     expect(evaluateEntitlement({ ...base, status: "past_due", updatedAt: periodEnd(2) }, now)).toEqual({ entitled: true });
     expect(evaluateEntitlement({ ...base, status: "past_due" }, now)).toMatchObject({ reason: "subscription_inactive" });
   });
@@ -93,7 +113,9 @@ describe("entitlement rules", () => {
     const trial = { ...base, planId: "trial", status: "trialing" };
     expect(evaluateEntitlement({ ...trial, trialEnd: new Date(now + 1).toISOString() }, now)).toEqual({ entitled: true });
     expect(evaluateEntitlement({ ...trial, trialEnd: new Date(now).toISOString() }, now)).toMatchObject({ reason: "trial_ended" });
-    expect(evaluateEntitlement({ ...trial, status: "active", trialEnd: new Date(now - day).toISOString() }, now)).toMatchObject({ reason: "trial_ended" });
+    expect(evaluateEntitlement({ ...trial, status: "active", trialEnd: new Date(now - day).toISOString() }, now)).toMatchObject({
+      reason: "trial_ended",
+    });
     expect(evaluateEntitlement({ ...trial, trialEnd: null }, now)).toMatchObject({ reason: "trial_ended" });
   });
 });
@@ -114,7 +136,12 @@ describe("/v1/auth/verify and /v1/usage need only a valid key", () => {
     });
     const canceled = await newAccount({ status: "canceled" });
     const body = await (await probeCall("/v1/auth/verify", bearer(canceled.keys[0]!.key))).json<Verify>();
-    expect(body).toMatchObject({ plan: "basic", subscription_status: "canceled", entitled: false, entitlement_reason: "subscription_inactive" });
+    expect(body).toMatchObject({
+      plan: "basic",
+      subscription_status: "canceled",
+      entitled: false,
+      entitlement_reason: "subscription_inactive",
+    });
     const none = await newAccount({ status: "none" });
     expect(await (await probeCall("/v1/auth/verify", bearer(none.keys[0]!.key))).json<Verify>()).toMatchObject({
       plan: null,
@@ -140,7 +167,12 @@ describe("/v1/auth/verify and /v1/usage need only a valid key", () => {
     expect(usage.requests!.reset_unix).toBe(reset / 1000);
     expect(reset).toBeGreaterThan(Date.now());
     expect(reset - Date.now()).toBeLessThanOrEqual(25 * 3_600_000);
-    const etAtReset = new Intl.DateTimeFormat("en-US", { timeZone: "America/New_York", hour: "2-digit", minute: "2-digit", hourCycle: "h23" }).format(new Date(reset));
+    const etAtReset = new Intl.DateTimeFormat("en-US", {
+      timeZone: "America/New_York",
+      hour: "2-digit",
+      minute: "2-digit",
+      hourCycle: "h23",
+    }).format(new Date(reset));
     expect(etAtReset).toBe("00:00");
   });
 
@@ -178,7 +210,12 @@ describe("keys", () => {
     const account = await newAccount();
     const listed = await admin<Record<string, unknown>[]>("GET", `/admin/accounts/${account.name}/keys`);
     expect(JSON.stringify(listed.body)).not.toContain(account.keys[0]!.key);
-    expect(listed.body[0]).toEqual({ id: account.keys[0]!.id, prefix: account.keys[0]!.key.slice(0, 16), createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/), revokedAt: null });
+    expect(listed.body[0]).toEqual({
+      id: account.keys[0]!.id,
+      prefix: account.keys[0]!.key.slice(0, 16),
+      createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      revokedAt: null,
+    });
     useNeonEndpoint(testEnv.NEON_HTTP_ENDPOINT);
     const [row] = await database(testEnv.CONTROL_DATABASE_URL).select().from(apiKeys).where(eq(apiKeys.id, account.keys[0]!.id));
     expect(row?.keyHash).toBe(await hashApiKey(account.keys[0]!.key));

@@ -57,9 +57,7 @@ describe("per-account rate limit (GCRA, 300 per minute across all keys)", () => 
 describe("in-flight cap (5 per account)", () => {
   it("answers exactly one of 6 overlapping slow requests with 429 too_many_concurrent_requests and Retry-After: 1", async () => {
     const { keys } = await newAccount({ keys: 2 });
-    const responses = await Promise.all(
-      Array.from({ length: 6 }, (_, i) => probeCall("/v1/test/slow?ms=400", bearer(keys[i % 2]!.key))),
-    );
+    const responses = await Promise.all(Array.from({ length: 6 }, (_, i) => probeCall("/v1/test/slow?ms=400", bearer(keys[i % 2]!.key))));
     const rejected = responses.filter((r) => r.status === 429);
     expect(responses.filter((r) => r.status === 200)).toHaveLength(5);
     expect(rejected).toHaveLength(1);

@@ -53,7 +53,10 @@ describe("Black-Scholes-Merton against published textbook values", () => {
   }
 
   it("Black-76 is BSM on the forward with q = r (py_vollib doctest)", () => {
-    const [v] = vectors.black76 as { inputs: { F: number; K: number; T: number; r: number; sigma: number }; published: { price: number; undiscounted: number } }[];
+    const [v] = vectors.black76 as {
+      inputs: { F: number; K: number; T: number; r: number; sigma: number };
+      published: { price: number; undiscounted: number };
+    }[];
     const { F, K, T, r, sigma } = v!.inputs;
     const price = bsm({ S: F, K, T, r, q: r, sigma, side: "call" }).price;
     expect(price).toBeCloseTo(v!.published.price, 12);

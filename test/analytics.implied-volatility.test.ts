@@ -40,7 +40,16 @@ describe("implied volatility against the 1,000 Let's Be Rational vectors", () =>
 
 describe("implied volatility from BSM prices", () => {
   it("matches the py_vollib doctest", () => {
-    for (const e of vectors.impliedVolExamples as { price: number; S: number; K: number; T: number; r: number; q: number; type: string; expectedSigma: number }[]) {
+    for (const e of vectors.impliedVolExamples as {
+      price: number;
+      S: number;
+      K: number;
+      T: number;
+      r: number;
+      q: number;
+      type: string;
+      expectedSigma: number;
+    }[]) {
       const iv = impliedVolatility({ ...e, side: e.type === "c" ? "call" : "put" });
       expect(Math.abs((iv as number) - e.expectedSigma)).toBeLessThan(1e-9);
     }

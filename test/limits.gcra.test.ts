@@ -30,7 +30,13 @@ describe("GCRA", () => {
     let tat: number | null = null;
     THROTTLED_CASES.forEach(([now, volume, remaining, reset, retry, limited], row) => {
       const r = gcra(tat, now, volume, quota);
-      expect({ row, limited: !r.allowed, remaining: r.remaining, reset: r.resetAfterMs, retry: r.retryAfterMs }).toEqual({ row, limited, remaining, reset, retry });
+      expect({ row, limited: !r.allowed, remaining: r.remaining, reset: r.resetAfterMs, retry: r.retryAfterMs }).toEqual({
+        row,
+        limited,
+        remaining,
+        reset,
+        retry,
+      });
       tat = r.tat;
     });
   });

@@ -54,7 +54,9 @@ describe("/openapi.json", () => {
     const doc = await res.json<{ openapi: string; info: { version: string }; paths: Record<string, unknown> }>();
     expect(doc.openapi).toBe("3.1.0");
     expect(doc.info.version).toBe("1.0.0");
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(["/health", "/ready", "/openapi.json", "/v1/openapi.json", "/public/plans"]));
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining(["/health", "/ready", "/openapi.json", "/v1/openapi.json", "/public/plans"]),
+    );
     // Validated against the OpenAPI 3.1 schema in test/node/openapi.test.ts.
     expect(doc).toEqual(buildOpenApiDocument(routes));
   });

@@ -103,7 +103,8 @@ export function sessionPrints(
     const volume = (runningVolume.get(c.optionSymbol) ?? 0) + size;
     runningVolume.set(c.optionSymbol, volume);
     const iv = impliedVolatility({ price, S: spot, K: c.strike, T, r: RISK_FREE_RATE, q: u.dividendYield, side: c.side });
-    const delta = iv === null ? null : bsm({ S: spot, K: c.strike, T, r: RISK_FREE_RATE, q: u.dividendYield, sigma: iv, side: c.side }).delta;
+    const delta =
+      iv === null ? null : bsm({ S: spot, K: c.strike, T, r: RISK_FREE_RATE, q: u.dividendYield, sigma: iv, side: c.side }).delta;
     rows.push([
       at.toISOString(),
       session,

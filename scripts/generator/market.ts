@@ -174,7 +174,7 @@ export function buildChain(
         const sigma = surface.vol(strike, forward, T);
         const sd = Math.log(strike / forward) / (sigma * Math.sqrt(T));
         const roundness = strike % (strikeStep(u.price) * 10) === 0 ? 2.2 : strike % (strikeStep(u.price) * 2) === 0 ? 1.3 : 1;
-        const baseOi = 900 * u.activity * roundness * Math.exp(-0.35 * sd * sd) * (dte === 0 ? 0.6 : 1) / (1 + dte / 120);
+        const baseOi = (900 * u.activity * roundness * Math.exp(-0.35 * sd * sd) * (dte === 0 ? 0.6 : 1)) / (1 + dte / 120);
         for (const side of ["call", "put"] as const) {
           const theo = bsm({ S: u.price, K: strike, T, r, q, sigma, side }).price;
           const { bid, ask } = quoteAround(theo, sd, u.activity, rng);
@@ -233,7 +233,8 @@ export function priceHistory(u: UnderlyingProfile, sessions: string[], rng: Rand
   }
   return sessions.map((date, i) => {
     const close = closes[i] as number;
-    const open = i === 0 ? close * Math.exp(dailyVol * 0.3 * rng.normal()) : (closes[i - 1] as number) * Math.exp(dailyVol * 0.25 * rng.normal());
+    const open =
+      i === 0 ? close * Math.exp(dailyVol * 0.3 * rng.normal()) : (closes[i - 1] as number) * Math.exp(dailyVol * 0.25 * rng.normal());
     const high = Math.max(open, close) * (1 + Math.abs(rng.normal()) * dailyVol * 0.5);
     const low = Math.min(open, close) * (1 - Math.abs(rng.normal()) * dailyVol * 0.5);
     const volume = Math.round(rng.logNormal(2e6 * Math.max(u.activity, 0.1), 0.35));

@@ -242,7 +242,9 @@ export function generateUnderlying(u: UnderlyingProfile, ctx: MarketContext, rng
 
   const rows: UnderlyingRows = {
     underlyings: [underlyingRow(u, rng)],
-    equityQuotes: [[u.symbol, u.price, round2(u.price - spreadHalf), round2(u.price + spreadHalf), prev, closes[closes.length - 1]?.volume ?? 0, asOf]],
+    equityQuotes: [
+      [u.symbol, u.price, round2(u.price - spreadHalf), round2(u.price + spreadHalf), prev, closes[closes.length - 1]?.volume ?? 0, asOf],
+    ],
     equityDaily: closes.map((d) => [u.symbol, d.date, d.open, d.high, d.low, d.close, d.volume]),
     ivDaily: u.roots.length ? dailySessions.map((d, i) => [u.symbol, d, ivPath[i]]) : [],
     earnings: earnings.map((d, i) => earningsRow(u, d, i, rng)),
@@ -282,16 +284,49 @@ export function generateUnderlying(u: UnderlyingProfile, ctx: MarketContext, rng
 /** Target table and column types of each kind of row. */
 export const TABLES: Record<TableName, [table: string, types: ColumnTypes]> = {
   underlyings: ["underlyings", UNDERLYING_COLUMNS],
-  equityQuotes: ["equity_quotes", { symbol: "text", price: "float8", bid: "float8", ask: "float8", previous_close: "float8", volume: "int8", as_of: "timestamptz" }],
-  equityDaily: ["equity_daily", { symbol: "text", date: "date", open: "float8", high: "float8", low: "float8", close: "float8", volume: "int8" }],
+  equityQuotes: [
+    "equity_quotes",
+    { symbol: "text", price: "float8", bid: "float8", ask: "float8", previous_close: "float8", volume: "int8", as_of: "timestamptz" },
+  ],
+  equityDaily: [
+    "equity_daily",
+    { symbol: "text", date: "date", open: "float8", high: "float8", low: "float8", close: "float8", volume: "int8" },
+  ],
   ivDaily: ["iv_daily", { symbol: "text", date: "date", iv: "float8" }],
-  earnings: ["earnings", { symbol: "text", earnings_date: "date", timing: "text", fiscal_quarter: "text", eps_estimated: "float8", revenue_estimated: "float8" }],
-  dividends: ["dividends", { symbol: "text", ex_date: "date", pay_date: "date", amount: "float8", yield_percent: "float8", frequency: "text", is_estimated: "bool" }],
+  earnings: [
+    "earnings",
+    { symbol: "text", earnings_date: "date", timing: "text", fiscal_quarter: "text", eps_estimated: "float8", revenue_estimated: "float8" },
+  ],
+  dividends: [
+    "dividends",
+    {
+      symbol: "text",
+      ex_date: "date",
+      pay_date: "date",
+      amount: "float8",
+      yield_percent: "float8",
+      frequency: "text",
+      is_estimated: "bool",
+    },
+  ],
   options: ["option_quotes", OPTION_COLUMNS],
-  optionDaily: ["option_daily", { option_symbol: "text", date: "date", volume: "int4", open_interest: "int4", mark: "float8", iv: "float8" }],
+  optionDaily: [
+    "option_daily",
+    { option_symbol: "text", date: "date", volume: "int4", open_interest: "int4", mark: "float8", iv: "float8" },
+  ],
   flow: ["flow_prints", FLOW_COLUMNS],
 };
 
 export function emptyRows(): UnderlyingRows {
-  return { underlyings: [], equityQuotes: [], equityDaily: [], ivDaily: [], earnings: [], dividends: [], options: [], optionDaily: [], flow: [] };
+  return {
+    underlyings: [],
+    equityQuotes: [],
+    equityDaily: [],
+    ivDaily: [],
+    earnings: [],
+    dividends: [],
+    options: [],
+    optionDaily: [],
+    flow: [],
+  };
 }

@@ -20,7 +20,18 @@ export interface UnderlyingProfile {
   roots: { root: string; settlement: "am" | "pm"; monthlyOnly: boolean }[];
 }
 
-type Seed = [symbol: string, name: string, type: AssetType, sector: string | null, industry: string | null, price: number, vol: number, divYield: number, capBn: number | null, activity: number];
+type Seed = [
+  symbol: string,
+  name: string,
+  type: AssetType,
+  sector: string | null,
+  industry: string | null,
+  price: number,
+  vol: number,
+  divYield: number,
+  capBn: number | null,
+  activity: number,
+];
 
 /** Demo names: the liquid US option underlyings users will look for first. */
 const DEMO: Seed[] = [

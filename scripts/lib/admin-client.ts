@@ -56,7 +56,10 @@ export class AdminClient {
     return this.request<{ id: number; key: string; prefix: string }>("POST", `/admin/accounts/${encodeURIComponent(account)}/keys`);
   }
   listKeys(account: string) {
-    return this.request<{ id: number; prefix: string; createdAt: string; revokedAt: string | null }[]>("GET", `/admin/accounts/${encodeURIComponent(account)}/keys`);
+    return this.request<{ id: number; prefix: string; createdAt: string; revokedAt: string | null }[]>(
+      "GET",
+      `/admin/accounts/${encodeURIComponent(account)}/keys`,
+    );
   }
   revokeKey(id: number) {
     return this.request<{ id: number; prefix: string; createdAt: string; revokedAt: string | null }>("POST", `/admin/keys/${id}/revoke`);

@@ -1,7 +1,16 @@
 import { addDays, isWeekday, previousSessions, todayInNewYork } from "../../src/domain/calendar";
 import { marketClock, RISK_FREE_RATE } from "../generator/market";
 import { Random } from "../generator/random";
-import { emptyRows, generateUnderlying, IV_SESSIONS, TABLES, type MarketContext, type SizeSpec, type TableName, type UnderlyingRows } from "../generator/rows";
+import {
+  emptyRows,
+  generateUnderlying,
+  IV_SESSIONS,
+  TABLES,
+  type MarketContext,
+  type SizeSpec,
+  type TableName,
+  type UnderlyingRows,
+} from "../generator/rows";
 import { buildUniverse, OUT_OF_COVERAGE } from "../generator/universe";
 import { bulkInsert } from "./bulk-insert";
 import { withIndexesDeferred } from "./deferred-indexes";
@@ -87,7 +96,6 @@ class MarketWriter {
   }
 }
 
-
 /**
  * Generates a complete, internally consistent market for `options.size` and replaces the market
  * tables with it. Deterministic for a given seed and session date.
@@ -130,4 +138,3 @@ export async function seedMarket(backend: SqlBackend, options: SeedOptions): Pro
   await backend.exec("analyze");
   return report;
 }
-

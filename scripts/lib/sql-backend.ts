@@ -85,11 +85,7 @@ class PgliteBackend implements SqlBackend {
     return this.#raw;
   }
 
-  async #run(
-    target: { query: PGlite["query"] },
-    text: string,
-    params: Params,
-  ): Promise<RawResult> {
+  async #run(target: { query: PGlite["query"] }, text: string, params: Params): Promise<RawResult> {
     const result = await target.query<unknown[]>(text, [...params], { rowMode: "array", ...this.#rawOptions() });
     const r = result as typeof result & { command?: string; rowCount?: number };
     return {
@@ -165,9 +161,7 @@ class PostgresBackend implements SqlBackend {
   }
 
   #run(client: pg.Pool | pg.PoolClient, text: string, params: Params): Promise<RawResult> {
-    return client
-      .query<unknown[]>({ text, values: [...params], rowMode: "array", types: rawTypes })
-      .then(rawFromPg);
+    return client.query<unknown[]>({ text, values: [...params], rowMode: "array", types: rawTypes }).then(rawFromPg);
   }
 
   query: RawQuery = (text, params) => this.#run(this.#pool, text, params);

@@ -59,8 +59,7 @@ export function bsm({ S, K, T, r, q, sigma, side }: BsmInputs): BsmResult {
   const nd2 = normCdf(phi * d2);
   const pdf1 = normPdf(d1);
   const price = phi * (S * dq * nd1 - K * dr * nd2);
-  const thetaYear =
-    (-S * dq * pdf1 * sigma) / (2 * Math.sqrt(T)) - phi * r * K * dr * nd2 + phi * q * S * dq * nd1;
+  const thetaYear = (-S * dq * pdf1 * sigma) / (2 * Math.sqrt(T)) - phi * r * K * dr * nd2 + phi * q * S * dq * nd1;
   return {
     price,
     delta: phi * dq * nd1,

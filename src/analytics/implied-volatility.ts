@@ -20,9 +20,7 @@ export function logNormalisedOtmCall(x: number, s: number): number {
   const h = x / s;
   const t = s / 2;
   if (h + t >= 0) {
-    const b =
-      Math.exp(x / 2) * 0.5 * (erf((h + t) * Math.SQRT1_2) - erf((h - t) * Math.SQRT1_2)) +
-      2 * Math.sinh(x / 2) * normCdf(h - t);
+    const b = Math.exp(x / 2) * 0.5 * (erf((h + t) * Math.SQRT1_2) - erf((h - t) * Math.SQRT1_2)) + 2 * Math.sinh(x / 2) * normCdf(h - t);
     return Math.log(b);
   }
   const scaled = 0.5 * (erfcx(-(h + t) * Math.SQRT1_2) - erfcx((t - h) * Math.SQRT1_2));
@@ -91,12 +89,7 @@ export function impliedVolatility({ price, S, K, T, r, q, side }: ImpliedVolInpu
 }
 
 /** Implied σ√T of an undiscounted Black price, or null outside the no-arbitrage bounds. */
-export function impliedTotalVolFromBlack(
-  undiscounted: number,
-  F: number,
-  K: number,
-  side: OptionSide,
-): number | null {
+export function impliedTotalVolFromBlack(undiscounted: number, F: number, K: number, side: OptionSide): number | null {
   const theta = side === "call" ? 1 : -1;
   const intrinsic = Math.max(theta * (F - K), 0);
   const upper = side === "call" ? F : K;
@@ -111,13 +104,7 @@ export function impliedTotalVolFromBlack(
 }
 
 /** Implied volatility of an undiscounted Black price with time to expiry T, or null. */
-export function blackImpliedVolatility(
-  undiscounted: number,
-  F: number,
-  K: number,
-  T: number,
-  side: OptionSide,
-): number | null {
+export function blackImpliedVolatility(undiscounted: number, F: number, K: number, T: number, side: OptionSide): number | null {
   if (!(T > 0)) return null;
   const s = impliedTotalVolFromBlack(undiscounted, F, K, side);
   return s === null ? null : s / Math.sqrt(T);

@@ -5,10 +5,7 @@ export const SESSION_TOKEN_PREFIX = "ods_sess_";
 const RETIRED_PREFIXES = ["odk_"];
 
 export type Credentials =
-  | { kind: "missing" }
-  | { kind: "session_token" }
-  | { kind: "invalid"; reason: string }
-  | { kind: "key"; key: string };
+  { kind: "missing" } | { kind: "session_token" } | { kind: "invalid"; reason: string } | { kind: "key"; key: string };
 
 /**
  * Reads `Authorization: Bearer <key>` without any I/O: shape, prefix and checksum are checked
@@ -23,7 +20,8 @@ export function readCredentials(header: string | undefined): Credentials {
   if (token === "") return { kind: "missing" };
   if (/\s/.test(token)) return { kind: "invalid", reason: "The Authorization header must carry exactly one API key." };
   if (token.startsWith(SESSION_TOKEN_PREFIX)) return { kind: "session_token" };
-  if (RETIRED_PREFIXES.some((p) => token.startsWith(p))) return { kind: "invalid", reason: "This key format is no longer accepted; create a new key in the dashboard." };
+  if (RETIRED_PREFIXES.some((p) => token.startsWith(p)))
+    return { kind: "invalid", reason: "This key format is no longer accepted; create a new key in the dashboard." };
   if (!token.startsWith(KEY_PREFIX) || !isWellFormedKey(token)) return { kind: "invalid", reason: "The API key is malformed." };
   return { kind: "key", key: token };
 }

@@ -16,11 +16,21 @@ const TRIAL_DAYS = 14;
 const DAY_MS = 86_400_000;
 
 /** Payment-provider subscription statuses (Stripe's set). */
-export const SUBSCRIPTION_STATUSES = ["trialing", "active", "past_due", "canceled", "unpaid", "incomplete", "incomplete_expired", "paused"] as const;
+export const SUBSCRIPTION_STATUSES = [
+  "trialing",
+  "active",
+  "past_due",
+  "canceled",
+  "unpaid",
+  "incomplete",
+  "incomplete_expired",
+  "paused",
+] as const;
 export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
 
 /** Outcomes the HTTP layer turns into responses; services never throw for expected cases. */
-export type ControlResult<T> = { ok: true; value: T } | { ok: false; reason: "not_found" | "conflict" | "key_limit" | "trial_used" | "invalid"; message: string };
+export type ControlResult<T> =
+  { ok: true; value: T } | { ok: false; reason: "not_found" | "conflict" | "key_limit" | "trial_used" | "invalid"; message: string };
 
 export interface AccountView {
   id: number;
@@ -71,7 +81,12 @@ export class ControlPlane {
   }
 
   /** Creates an account, optionally with a subscription in the given status (`trialing` starts its one trial). */
-  async createAccount(input: { name: string; status?: SubscriptionStatus | "none"; plan?: string; trialEnded?: boolean }): Promise<ControlResult<AccountView>> {
+  async createAccount(input: {
+    name: string;
+    status?: SubscriptionStatus | "none";
+    plan?: string;
+    trialEnded?: boolean;
+  }): Promise<ControlResult<AccountView>> {
     const [created] = await this.db.insert(accounts).values({ name: input.name }).onConflictDoNothing().returning({ id: accounts.id });
     if (!created) return { ok: false, reason: "conflict", message: `An account named '${input.name}' already exists.` };
     if (input.status && input.status !== "none") {
@@ -87,7 +102,12 @@ export class ControlPlane {
    * Sets the account's subscription. `trialing` starts the account's trial (14 days, once per
    * account); `trialEnded` backdates it so it has already ended.
    */
-  async setSubscription(input: { account: string; status: SubscriptionStatus; plan?: string; trialEnded?: boolean }): Promise<ControlResult<AccountView>> {
+  async setSubscription(input: {
+    account: string;
+    status: SubscriptionStatus;
+    plan?: string;
+    trialEnded?: boolean;
+  }): Promise<ControlResult<AccountView>> {
     const account = await this.findAccount(input.account);
     if (!account) return { ok: false, reason: "not_found", message: `No account named '${input.account}'.` };
     const plan = input.plan ?? (input.status === "trialing" || input.trialEnded ? "trial" : "basic");

@@ -8,7 +8,10 @@ import type { EntitlementSnapshot } from "../domain/entitlement";
 export async function loadEntitlementSnapshot(db: Database, accountId: number): Promise<EntitlementSnapshot> {
   const [subs, revoked] = await db.batch([
     db.select().from(subscriptions).where(eq(subscriptions.accountId, accountId)),
-    db.select({ id: apiKeys.id }).from(apiKeys).where(and(eq(apiKeys.accountId, accountId), isNotNull(apiKeys.revokedAt))),
+    db
+      .select({ id: apiKeys.id })
+      .from(apiKeys)
+      .where(and(eq(apiKeys.accountId, accountId), isNotNull(apiKeys.revokedAt))),
   ]);
   const sub = subs[0];
   return {

@@ -16,7 +16,10 @@ const REALM = 'realm="options-data-service"';
 const lockedOut = new Map<string, number>();
 
 function unauthorized(code: "missing_api_key" | "invalid_api_key", message: string): ApiError {
-  const challenge = code === "missing_api_key" ? `Bearer ${REALM}` : `Bearer ${REALM}, error="invalid_token", error_description="${message.replace(/"/g, "'")}"`;
+  const challenge =
+    code === "missing_api_key"
+      ? `Bearer ${REALM}`
+      : `Bearer ${REALM}, error="invalid_token", error_description="${message.replace(/"/g, "'")}"`;
   return new ApiError(code, message, { headers: { "WWW-Authenticate": challenge } });
 }
 
@@ -64,7 +67,12 @@ function accountGate(requireEntitlement: boolean): MiddlewareHandler<AppEnv> {
     if (credentials.kind === "invalid") return fail("invalid_api_key", credentials.reason);
 
     const config = c.get("config");
-    const identity = await resolveKey(credentials.key, c.env.KEY_CACHE, () => database(config.CONTROL_DATABASE_URL), (p) => c.executionCtx.waitUntil(p));
+    const identity = await resolveKey(
+      credentials.key,
+      c.env.KEY_CACHE,
+      () => database(config.CONTROL_DATABASE_URL),
+      (p) => c.executionCtx.waitUntil(p),
+    );
     if (!identity || identity.revoked) return fail("invalid_api_key", "The API key is not valid or has been revoked.");
 
     const limiter = c.env.ACCOUNT_LIMITER.getByName(String(identity.accountId));

@@ -57,5 +57,10 @@ export function honoPath(path: string): string {
 /** Regular expression matching concrete request paths of an OpenAPI-style path. */
 export function pathPattern(path: string): RegExp {
   const escape = (part: string) => part.replace(/[.*+?^$()|[\]\\]/g, "\\$&");
-  return new RegExp(`^${path.split(/\{\w+\}/).map(escape).join("[^/]+")}/?$`);
+  return new RegExp(
+    `^${path
+      .split(/\{\w+\}/)
+      .map(escape)
+      .join("[^/]+")}/?$`,
+  );
 }

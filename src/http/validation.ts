@@ -14,7 +14,10 @@ export function validate(target: Target, schema: z.ZodType): MiddlewareHandler<A
     if (result.success) return;
     const issue = result.error.issues[0];
     const name = issue?.path.join(".") || target;
-    throw new ApiError(target === "json" ? "invalid_body" : "invalid_parameter", `Invalid ${WHAT[target]} '${name}': ${issue?.message ?? "invalid value"}.`);
+    throw new ApiError(
+      target === "json" ? "invalid_body" : "invalid_parameter",
+      `Invalid ${WHAT[target]} '${name}': ${issue?.message ?? "invalid value"}.`,
+    );
   });
   return middleware as unknown as MiddlewareHandler<AppEnv>;
 }

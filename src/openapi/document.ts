@@ -100,8 +100,7 @@ export function buildOpenApiDocument(allRoutes: readonly RouteSpec[]): JsonSchem
     info: {
       title: "Options Data Service",
       version: API_VERSION,
-      description:
-        "US equity option chains with Greeks, quotes, screener, calendars, IV context, dealer gamma exposure and options flow.",
+      description: "US equity option chains with Greeks, quotes, screener, calendars, IV context, dealer gamma exposure and options flow.",
     },
     servers: [{ url: "/" }],
     security: [{ bearerAuth: [] }],

@@ -1,21 +1,12 @@
 import { execFile } from "node:child_process";
-import { createServer } from "node:net";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWorker, waitUntilUp, type WorkerProcess } from "../../scripts/lib/worker-process";
+import { freePort } from "../../scripts/lib/free-port";
 
 const run = promisify(execFile);
 const TOKEN = "cli-test-admin-token-0123456789";
 let worker: WorkerProcess;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const a = s.address();
-      s.close(() => resolve(typeof a === "object" && a ? a.port : 0));
-    });
-  });
-}
 
 /** Runs `npm run admin -- …` (the same script) and parses its single JSON value. */
 async function cli(...args: string[]): Promise<{ code: number; json: unknown }> {

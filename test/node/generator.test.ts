@@ -24,7 +24,8 @@ describe("synthetic market generator", () => {
   it("lists the demo names, an index with AM and PM roots, and ~40 underlyings", () => {
     const universe = buildUniverse(40, new Random(1));
     expect(universe).toHaveLength(40);
-    for (const s of ["SPY", "QQQ", "IWM", "AAPL", "MSFT", "NVDA", "TSLA", "AMZN", "SPX"]) expect(universe.map((u) => u.symbol)).toContain(s);
+    for (const s of ["SPY", "QQQ", "IWM", "AAPL", "MSFT", "NVDA", "TSLA", "AMZN", "SPX"])
+      expect(universe.map((u) => u.symbol)).toContain(s);
     const spx = universe.find((u) => u.symbol === "SPX")!;
     expect(spx.assetType).toBe("index");
     expect(spx.roots.map((r) => `${r.root}:${r.settlement}`)).toEqual(["SPX:am", "SPXW:pm"]);

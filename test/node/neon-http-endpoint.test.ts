@@ -24,14 +24,30 @@ describe("local Neon SQL-over-HTTP endpoint", () => {
               '2024-02-29T15:45:00Z'::timestamptz as ts, '{"a":[1,2]}'::jsonb as j, '{1,2,3}'::int[] as arr,
               '\\x0102ff'::bytea as bin`,
     );
-    expect(row).toMatchObject({ i: 42, big: "9007199254740993", f: 1.25, num: "12.340", b: true, n: null, t: "it's", j: { a: [1, 2] }, arr: [1, 2, 3] });
+    expect(row).toMatchObject({
+      i: 42,
+      big: "9007199254740993",
+      f: 1.25,
+      num: "12.340",
+      b: true,
+      n: null,
+      t: "it's",
+      j: { a: [1, 2] },
+      arr: [1, 2, 3],
+    });
     expect(row?.ts).toEqual(new Date("2024-02-29T15:45:00Z"));
     expect(row?.d).toEqual(new Date("2024-02-29T00:00:00"));
     expect([...(row?.bin as Uint8Array)]).toEqual([1, 2, 255]);
   });
 
   it("binds parameters of every kind as text", async () => {
-    const [row] = await sql.query("select $1::int + 1 as a, $2::text as b, $3::bool as c, $4::date as d, $5::text is null as e", [41, "x'y", false, "2024-01-02", null]);
+    const [row] = await sql.query("select $1::int + 1 as a, $2::text as b, $3::bool as c, $4::date as d, $5::text is null as e", [
+      41,
+      "x'y",
+      false,
+      "2024-01-02",
+      null,
+    ]);
     expect(row).toMatchObject({ a: 42, b: "x'y", c: false, e: true });
   });
 
@@ -45,7 +61,13 @@ describe("local Neon SQL-over-HTTP endpoint", () => {
   });
 
   it("rejects malformed protocol requests with 400 and a message", async () => {
-    for (const body of ["not json", JSON.stringify({ nope: 1 }), JSON.stringify({ query: 1 }), JSON.stringify({ queries: "x" }), JSON.stringify({ query: "select 1", params: "x" })]) {
+    for (const body of [
+      "not json",
+      JSON.stringify({ nope: 1 }),
+      JSON.stringify({ query: 1 }),
+      JSON.stringify({ queries: "x" }),
+      JSON.stringify({ query: "select 1", params: "x" }),
+    ]) {
       const res = await fetch(`http://127.0.0.1:${port}/sql`, { method: "POST", body });
       expect(res.status, body).toBe(400);
       expect(await res.json()).toHaveProperty("message");
@@ -59,18 +81,22 @@ describe("local Neon SQL-over-HTTP endpoint", () => {
   });
 
   it("runs a batch atomically: a failing statement rolls back the earlier ones", async () => {
-    await expect(
-      sql.transaction([sql`update protocol_probe set n = n + 100 where id = 1`, sql`select 1/0`]),
-    ).rejects.toMatchObject({ code: "22012" });
+    await expect(sql.transaction([sql`update protocol_probe set n = n + 100 where id = 1`, sql`select 1/0`])).rejects.toMatchObject({
+      code: "22012",
+    });
     const [row] = await sql.query("select n from protocol_probe where id = 1");
     expect(row?.n).toBe(0);
   });
 
   it("honours read-only batches and isolation levels", async () => {
-    await expect(
-      sql.transaction([sql`update protocol_probe set n = n + 1 where id = 1`], { readOnly: true }),
-    ).rejects.toMatchObject({ code: "25006" });
-    const [[iso]] = (await sql.transaction([sql`show transaction_isolation`], { isolationLevel: "Serializable", readOnly: true, deferrable: true })) as [Record<string, string>[]];
+    await expect(sql.transaction([sql`update protocol_probe set n = n + 1 where id = 1`], { readOnly: true })).rejects.toMatchObject({
+      code: "25006",
+    });
+    const [[iso]] = (await sql.transaction([sql`show transaction_isolation`], {
+      isolationLevel: "Serializable",
+      readOnly: true,
+      deferrable: true,
+    })) as [Record<string, string>[]];
     expect(iso?.transaction_isolation).toBe("serializable");
   });
 

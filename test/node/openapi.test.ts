@@ -12,7 +12,9 @@ describe("API description", () => {
   });
 
   it("documents every route with an operationId and the error envelope", () => {
-    const doc = buildOpenApiDocument(routes) as { paths: Record<string, Record<string, { operationId: string; responses: Record<string, unknown> }>> };
+    const doc = buildOpenApiDocument(routes) as {
+      paths: Record<string, Record<string, { operationId: string; responses: Record<string, unknown> }>>;
+    };
     const ids = new Set<string>();
     for (const [path, item] of Object.entries(doc.paths)) {
       for (const op of Object.values(item)) {

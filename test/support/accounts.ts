@@ -20,9 +20,16 @@ export interface TestAccount {
 let counter = 0;
 
 /** A fresh account (unique name) with a subscription in `status` and `keys` API keys. */
-export async function newAccount(options: { status?: string; plan?: string; trialEnded?: boolean; keys?: number } = {}): Promise<TestAccount> {
+export async function newAccount(
+  options: { status?: string; plan?: string; trialEnded?: boolean; keys?: number } = {},
+): Promise<TestAccount> {
   const name = `acct-${Date.now().toString(36)}-${++counter}-${crypto.randomUUID().slice(0, 8)}`;
-  const created = await admin("POST", "/admin/accounts", { name, status: options.status ?? "active", plan: options.plan, trialEnded: options.trialEnded });
+  const created = await admin("POST", "/admin/accounts", {
+    name,
+    status: options.status ?? "active",
+    plan: options.plan,
+    trialEnded: options.trialEnded,
+  });
   if (created.status !== 201) throw new Error(`account creation failed: ${JSON.stringify(created.body)}`);
   const keys: TestAccount["keys"] = [];
   for (let i = 0; i < (options.keys ?? 1); i++) {

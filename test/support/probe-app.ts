@@ -12,14 +12,28 @@ import { testEnv } from "./worker";
  * pipeline can be exercised before the real data endpoints exist.
  */
 const probe = (path: string, handler: Parameters<typeof defineRoute>[0]["handler"], query?: z.ZodType) =>
-  defineRoute({ method: "get", path, operationId: path, summary: path, tags: [], access: "entitled", responses: {}, handler, ...(query ? { query } : {}) });
+  defineRoute({
+    method: "get",
+    path,
+    operationId: path,
+    summary: path,
+    tags: [],
+    access: "entitled",
+    responses: {},
+    handler,
+    ...(query ? { query } : {}),
+  });
 
 const probeRoutes = [
   probe("/v1/test/ok", (c) => c.json({ ok: true })),
-  probe("/v1/test/slow", async (c, { query }) => {
-    await new Promise((resolve) => setTimeout(resolve, (query as { ms: number }).ms));
-    return c.json({ ok: true });
-  }, z.object({ ms: z.coerce.number().int().min(0).max(5_000) })),
+  probe(
+    "/v1/test/slow",
+    async (c, { query }) => {
+      await new Promise((resolve) => setTimeout(resolve, (query as { ms: number }).ms));
+      return c.json({ ok: true });
+    },
+    z.object({ ms: z.coerce.number().int().min(0).max(5_000) }),
+  ),
   probe("/v1/test/throw", () => {
     throw new Error("boom");
   }),

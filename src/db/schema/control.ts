@@ -1,17 +1,5 @@
 import { sql } from "drizzle-orm";
-import {
-  bigint,
-  char,
-  date,
-  index,
-  integer,
-  pgTable,
-  primaryKey,
-  serial,
-  text,
-  timestamp,
-  uniqueIndex,
-} from "drizzle-orm/pg-core";
+import { bigint, char, date, index, integer, pgTable, primaryKey, serial, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 
 const tsz = (name: string) => timestamp(name, { withTimezone: true, mode: "string" });
 
@@ -39,7 +27,9 @@ export const apiKeys = pgTable(
   },
   (t) => [
     uniqueIndex("api_keys_hash_idx").on(t.keyHash),
-    index("api_keys_active_idx").on(t.accountId).where(sql`${t.revokedAt} is null`),
+    index("api_keys_active_idx")
+      .on(t.accountId)
+      .where(sql`${t.revokedAt} is null`),
   ],
 );
 

@@ -4,7 +4,12 @@ import { controlPlaneFor } from "../../control/for-request";
 import { defineRoute } from "../../http/route";
 import { respond } from "./results";
 
-const accountName = z.string().trim().min(1).max(100).regex(/^[\w.@-]+$/, "letters, digits, . @ _ - only");
+const accountName = z
+  .string()
+  .trim()
+  .min(1)
+  .max(100)
+  .regex(/^[\w.@-]+$/, "letters, digits, . @ _ - only");
 const status = z.enum(SUBSCRIPTION_STATUSES);
 
 export const createAccountRoute = defineRoute({
@@ -46,6 +51,5 @@ export const setSubscriptionRoute = defineRoute({
   params: z.object({ name: accountName }),
   body: z.object({ status, plan: z.string().min(1).max(40).optional(), trialEnded: z.boolean().optional() }),
   responses: { 200: { description: "The account after the change." } },
-  handler: async (c, { params, body }) =>
-    respond(c, await controlPlaneFor(c).setSubscription({ account: params.name, ...body })),
+  handler: async (c, { params, body }) => respond(c, await controlPlaneFor(c).setSubscription({ account: params.name, ...body })),
 });

@@ -51,10 +51,7 @@ export const readyRoute = defineRoute({
   },
   handler: async (c) => {
     const config = c.get("config");
-    const [market, control] = await Promise.all([
-      probe(config.MARKET_DATABASE_URL),
-      probe(config.CONTROL_DATABASE_URL),
-    ]);
+    const [market, control] = await Promise.all([probe(config.MARKET_DATABASE_URL), probe(config.CONTROL_DATABASE_URL)]);
     const ready = market.ok && control.ok;
     c.header("Cache-Control", "no-store");
     return c.json(
