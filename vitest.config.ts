@@ -17,6 +17,7 @@ export default defineConfig(async () => {
         CONTROL_DATABASE_URL: url("control"),
         NEON_HTTP_ENDPOINT: "http://{host}:{port}/sql",
         ADMIN_TOKEN: "test-admin-token-0123456789",
+        CURSOR_SECRET: "test-cursor-secret-0123456789abcdef0123",
         // Nothing listens here: lets tests run the Worker against an unreachable database.
         TEST_DEAD_DATABASE_URL: url("market", deadPort),
       },

@@ -47,6 +47,10 @@ export function newApp(routes: readonly RouteSpec[]): Hono<AppEnv> {
   }
 
   app.all("*", (c) => {
+    const emptyParam = methods.emptyParamOf(c.req.path);
+    if (emptyParam && (c.req.method === "GET" || c.req.method === "HEAD")) {
+      throw new ApiError("missing_symbol", `The path parameter '${emptyParam}' is required.`);
+    }
     const allow = methods.allowFor(c.req.path);
     if (allow) {
       throw new ApiError("method_not_allowed", `Method ${c.req.method} is not allowed on ${c.req.path}; allowed: ${allow}.`, {

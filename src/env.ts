@@ -15,12 +15,24 @@ export interface Bindings {
   ORIGIN_AUTH_SECRETS?: string;
   /** Bearer token of the internal admin API; unset disables it. */
   ADMIN_TOKEN?: string;
+  /** HMAC key of pagination cursors (32+ characters). */
+  CURSOR_SECRET: string;
+  /** Equity quote vendor: `finnhub`, or unset/`stored` to serve the stored quote only. */
+  QUOTE_PROVIDER?: string;
+  /** Base URL of the quote vendor's API (default: the vendor's public URL). */
+  QUOTE_PROVIDER_URL?: string;
+  /** The vendor's API token (secret); sent in a header, never in a URL. */
+  QUOTE_PROVIDER_TOKEN?: string;
+  /** Per-attempt timeout of vendor calls in ms (default 1500). */
+  QUOTE_PROVIDER_TIMEOUT_MS?: string;
   /** Benchmarks only: exposes an empty route that bypasses the app, as the latency floor. */
   BENCH_FLOOR?: string;
   ACCOUNT_LIMITER: DurableObjectNamespace<AccountLimiter>;
   AUTH_GUARD: DurableObjectNamespace<AuthGuard>;
   /** SHA-256(key) → {accountId, keyId}; the mapping never changes once a key exists. */
   KEY_CACHE: KVNamespace;
+  /** Market-data caches (expiration schedules), keyed by market snapshot version. */
+  MARKET_CACHE: KVNamespace;
   /** Coarse per-IP limit on the public routes. */
   PUBLIC_RATE_LIMITER: RateLimit;
 }
@@ -48,6 +60,11 @@ const configSchema = z.object({
           .filter((s) => s.length > 0),
   ),
   ADMIN_TOKEN: optionalText.refine((v) => v === undefined || v.length >= 16, "must be at least 16 characters"),
+  CURSOR_SECRET: z.string().min(32, "must be at least 32 characters"),
+  QUOTE_PROVIDER: optionalText.pipe(z.enum(["finnhub", "stored"]).optional()),
+  QUOTE_PROVIDER_URL: optionalText.refine((v) => v === undefined || /^https?:\/\//.test(v), "must be an http(s) URL"),
+  QUOTE_PROVIDER_TOKEN: optionalText,
+  QUOTE_PROVIDER_TIMEOUT_MS: optionalText.pipe(z.string().regex(/^\d+$/).transform(Number).pipe(z.int().min(50).max(10_000)).optional()),
 });
 
 export type Config = z.infer<typeof configSchema>;

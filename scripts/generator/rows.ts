@@ -13,6 +13,8 @@ export interface SizeSpec {
   density: number;
   /** Prints per session per unit of activity. */
   printsPerActivity: number;
+  /** The market's index. */
+  index: "SPX" | "NDX";
 }
 
 export const IV_SESSIONS = 252;

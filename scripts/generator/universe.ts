@@ -76,7 +76,13 @@ const DEMO: Seed[] = [
   ["BRK.B", "Berkshire Hathaway Inc.", "stock", "Financial Services", "Insurance - Diversified", 478, 0.14, 0, 1030, 2],
 ];
 
-const SPX: Seed = ["SPX", "S&P 500 Index", "index", null, null, 5948, 0.14, 0.013, null, 10];
+const INDEXES: Record<string, Seed> = {
+  SPX: ["SPX", "S&P 500 Index", "index", null, null, 5948, 0.14, 0.013, null, 10],
+  NDX: ["NDX", "Nasdaq-100 Index", "index", null, null, 20750, 0.19, 0.007, null, 6],
+};
+
+/** PM-settled root of an index: SPXW for SPX, NDXP for NDX. */
+const PM_ROOTS: Record<string, string> = { SPX: "SPXW", NDX: "NDXP" };
 
 /** A plausible ticker for a synthetic underlying, unique by index. */
 function syntheticSymbol(i: number): string {
@@ -109,7 +115,7 @@ function fromSeed([symbol, name, assetType, sector, industry, price, atmVol, div
     assetType === "index"
       ? [
           { root: symbol, settlement: "am" as const, monthlyOnly: true },
-          { root: `${symbol}W`, settlement: "pm" as const, monthlyOnly: false },
+          { root: PM_ROOTS[symbol] ?? `${symbol}W`, settlement: "pm" as const, monthlyOnly: false },
         ]
       : [{ root: symbol.replace(".", ""), settlement: "pm" as const, monthlyOnly: false }];
   return {
@@ -128,11 +134,11 @@ function fromSeed([symbol, name, assetType, sector, industry, price, atmVol, div
 }
 
 /**
- * The underlyings of a market of the given size: the named demo list (plus SPX) first, then
- * synthetic small and mid caps with random fundamentals.
+ * The underlyings of a market of the given size: the named demo list plus one index (SPX unless
+ * told otherwise) first, then synthetic small and mid caps with random fundamentals.
  */
-export function buildUniverse(count: number, rng: Random): UnderlyingProfile[] {
-  const named = [...DEMO.slice(0, Math.max(0, count - 1)), SPX].map(fromSeed);
+export function buildUniverse(count: number, rng: Random, index: keyof typeof INDEXES = "SPX"): UnderlyingProfile[] {
+  const named = [...DEMO.slice(0, Math.max(0, count - 1)), INDEXES[index] as Seed].map(fromSeed);
   const out = named.slice(0, count);
   for (let i = 0; out.length < count; i++) {
     const [sector, industries] = rng.pick(SECTORS);

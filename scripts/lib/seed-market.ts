@@ -19,9 +19,10 @@ import type { SqlBackend } from "./sql-backend";
 export type MarketSize = "test" | "demo" | "full";
 
 const SIZES: Record<MarketSize, SizeSpec> = {
-  test: { underlyings: 12, density: 0.6, printsPerActivity: 12 },
-  demo: { underlyings: 40, density: 1, printsPerActivity: 60 },
-  full: { underlyings: 5000, density: 4.6, printsPerActivity: 110 },
+  // The test market uses NDX so that real SPX data loaded by tests does not collide with it.
+  test: { underlyings: 12, density: 0.6, printsPerActivity: 12, index: "NDX" },
+  demo: { underlyings: 40, density: 1, printsPerActivity: 60, index: "SPX" },
+  full: { underlyings: 5000, density: 4.6, printsPerActivity: 110, index: "SPX" },
 };
 
 export interface SeedOptions {
@@ -114,7 +115,7 @@ export async function seedMarket(backend: SqlBackend, options: SeedOptions): Pro
     flowSessions: dailySessions.slice(-FLOW_SESSIONS),
     asOf: clock.asOf.toISOString(),
   };
-  const universe = [...buildUniverse(spec.underlyings, root.fork("universe")), ...OUT_OF_COVERAGE];
+  const universe = [...buildUniverse(spec.underlyings, root.fork("universe"), spec.index), ...OUT_OF_COVERAGE];
   const report: SeedReport = { sessionDate, underlyings: 0, contracts: 0, contractHistoryRows: 0, flowPrints: 0 };
 
   await backend.exec(TRUNCATE_MARKET);

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { resolve } from "node:path";
 
 export interface WorkerProcess {
@@ -14,6 +15,8 @@ export function startWorker(options: { port: number; sqlPort: number; vars?: Rec
     MARKET_DATABASE_URL: dbUrl("market"),
     CONTROL_DATABASE_URL: dbUrl("control"),
     NEON_HTTP_ENDPOINT: "http://{host}:{port}/sql",
+    // Cursors need only outlive this process.
+    CURSOR_SECRET: randomBytes(32).toString("hex"),
     ...options.vars,
   };
   const child = spawn(

@@ -4,6 +4,8 @@ import { pathPattern } from "./route";
 interface PathEntry {
   pattern: RegExp;
   allow: string;
+  /** For paths ending in a parameter: the request paths that leave it empty. */
+  emptyParam?: { name: string; paths: string[] };
 }
 
 /**
@@ -24,14 +26,24 @@ export class MethodTable {
       }
     }
     const order = ["GET", "HEAD", "POST", "PUT"];
-    this.#entries = [...byPath].map(([path, methods]) => ({
-      pattern: pathPattern(path),
-      allow: order.filter((m) => methods.has(m)).join(", "),
-    }));
+    this.#entries = [...byPath].map(([path, methods]) => {
+      // Only symbol parameters: an empty one is the spec's 400 `missing_symbol`.
+      const trailing = /^(.*)\/\{(\w*[sS]ymbol)\}$/.exec(path);
+      return {
+        pattern: pathPattern(path),
+        allow: order.filter((m) => methods.has(m)).join(", "),
+        ...(trailing ? { emptyParam: { name: trailing[2] as string, paths: [trailing[1] as string, `${trailing[1]}/`] } } : {}),
+      };
+    });
   }
 
   /** The `Allow` value for a known path, or undefined when no route has this path. */
   allowFor(pathname: string): string | undefined {
     return this.#entries.find((e) => e.pattern.test(pathname))?.allow;
+  }
+
+  /** The name of the trailing path parameter this request left empty (`/v1/expirations/`), if any. */
+  emptyParamOf(pathname: string): string | undefined {
+    return this.#entries.find((e) => e.emptyParam?.paths.includes(pathname))?.emptyParam?.name;
   }
 }

@@ -7,6 +7,10 @@ import { healthRoute } from "./meta/health";
 import { describeRoutes, openApiRoute } from "./meta/openapi";
 import { plansRoute } from "./meta/plans";
 import { readyRoute } from "./meta/ready";
+import { batchQuotesRoute } from "./options/batch-quotes";
+import { chainRoute } from "./options/chain";
+import { expirationsRoute } from "./options/expirations";
+import { optionQuoteRoute } from "./options/option-quote";
 
 /** Every route of the API, in the order the description lists them; admin routes are never described. */
 export const routes: readonly RouteSpec[] = [
@@ -16,6 +20,10 @@ export const routes: readonly RouteSpec[] = [
   plansRoute,
   verifyRoute,
   usageRoute,
+  optionQuoteRoute,
+  batchQuotesRoute,
+  expirationsRoute,
+  chainRoute,
   createAccountRoute,
   getAccountRoute,
   setSubscriptionRoute,

@@ -1,0 +1,42 @@
+import { z } from "zod";
+import { ApiError } from "./errors";
+
+const NUMERIC = /^\s*-?\d+(\.\d+)?\s*$/;
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** Blank values mean "not given"; anything that is not a plain decimal number fails (no hex, exponents or NaN). */
+function numericText(value: unknown): unknown {
+  if (typeof value !== "string") return value;
+  if (value.trim() === "") return undefined;
+  return NUMERIC.test(value) ? value : "not-a-number";
+}
+
+/** An optional integer query parameter within bounds. */
+export function intParam(min: number, max: number) {
+  return z.preprocess(numericText, z.coerce.number().int().min(min).max(max).optional());
+}
+
+/** An optional decimal query parameter within bounds. */
+export function numberParam(min = -Number.MAX_VALUE, max = Number.MAX_VALUE) {
+  return z.preprocess(numericText, z.coerce.number().min(min).max(max).optional());
+}
+
+/** An optional calendar date `YYYY-MM-DD` that exists. */
+export const dateParam = z
+  .string()
+  .regex(DATE, "must be YYYY-MM-DD")
+  .refine((v) => new Date(`${v}T00:00:00Z`).toISOString().slice(0, 10) === v, "is not a calendar date")
+  .optional();
+
+/**
+ * The value of a parameter that has an alias: either name may be used; both with different
+ * values is a client error rather than a silent choice.
+ */
+export function aliased<Q, K extends keyof Q & string, A extends keyof Q & string>(query: Q, name: K, alias: A): Q[K] | Q[A] | undefined {
+  const a = query[name];
+  const b = query[alias];
+  if (a !== undefined && b !== undefined && (a as unknown) !== (b as unknown)) {
+    throw new ApiError("invalid_parameter", `Parameters '${name}' and '${alias}' are aliases and were given different values.`);
+  }
+  return a ?? b;
+}

@@ -1,0 +1,52 @@
+import { z } from "zod";
+import { todayInNewYork } from "../../domain/calendar";
+import { formatOcc, parseOcc } from "../../domain/occ";
+import { database } from "../../db/client";
+import { ApiError } from "../../http/errors";
+import { defineRoute } from "../../http/route";
+import { OptionQuoteSchema, toOptionQuote } from "../../market/option-quote";
+import { optionQuotesBySymbol } from "../../market/queries";
+
+/** Most symbols per batch (spec: Limits). */
+export const MAX_BATCH_SYMBOLS = 20;
+
+export const BatchQuotesSchema = z.object({
+  quotes: z.array(OptionQuoteSchema).describe("Order unspecified."),
+  missing: z.array(z.string()).describe("Requested symbols that were not found, as sent."),
+});
+
+export const batchQuotesRoute = defineRoute({
+  method: "get",
+  path: "/v1/options/quotes",
+  operationId: "getOptionQuotes",
+  summary: "Batch option quotes",
+  description: `Up to ${MAX_BATCH_SYMBOLS} distinct OCC symbols; duplicates are queried and returned once; one request however many symbols.`,
+  tags: ["Quotes and options"],
+  access: "entitled",
+  query: z.object({ symbols: z.string().max(2_000).optional().describe(`Comma-separated OCC symbols, at most ${MAX_BATCH_SYMBOLS}.`) }),
+  responses: { 200: { description: "Quotes found and symbols missing.", schema: BatchQuotesSchema } },
+  handler: async (c, { query }) => {
+    const requested = (query.symbols ?? "")
+      .split(",")
+      .map((s) => s.trim())
+      .filter((s) => s.length > 0);
+    if (requested.length === 0) throw new ApiError("missing_symbol", "Query parameter 'symbols' is required: comma-separated OCC symbols.");
+    const bySymbol = new Map<string, string>();
+    for (const text of requested) {
+      const contract = parseOcc(text);
+      if (!contract) throw new ApiError("invalid_parameter", `Invalid query parameter 'symbols': '${text.slice(0, 32)}' is not an OCC option symbol.`);
+      const canonical = formatOcc(contract);
+      if (!bySymbol.has(canonical)) bySymbol.set(canonical, text);
+    }
+    if (bySymbol.size > MAX_BATCH_SYMBOLS) {
+      throw new ApiError("too_many_symbols", `At most ${MAX_BATCH_SYMBOLS} distinct symbols per request; got ${bySymbol.size}.`);
+    }
+    const rows = await optionQuotesBySymbol(database(c.get("config").MARKET_DATABASE_URL), [...bySymbol.keys()]);
+    const today = todayInNewYork();
+    const found = new Set(rows.map((r) => r.optionSymbol));
+    return c.json({
+      quotes: rows.map((r) => toOptionQuote(r, today)),
+      missing: [...bySymbol].filter(([canonical]) => !found.has(canonical)).map(([, sent]) => sent),
+    });
+  },
+});

@@ -1,0 +1,31 @@
+import { z } from "zod";
+import { todayInNewYork } from "../../domain/calendar";
+import { formatOcc, parseOcc } from "../../domain/occ";
+import { database } from "../../db/client";
+import { ApiError } from "../../http/errors";
+import { defineRoute } from "../../http/route";
+import { OptionQuoteSchema, toOptionQuote } from "../../market/option-quote";
+import { optionQuotesBySymbol } from "../../market/queries";
+
+export const optionQuoteRoute = defineRoute({
+  method: "get",
+  path: "/v1/options/quotes/{optionSymbol}",
+  operationId: "getOptionQuote",
+  summary: "Option contract quote",
+  description: "One contract by OCC symbol, compact (`AAPL250117C00175000`) or space-padded to 21 characters (URL-encoded).",
+  tags: ["Quotes and options"],
+  access: "entitled",
+  params: z.object({ optionSymbol: z.string().min(1).max(32).describe("OCC symbol.") }),
+  responses: { 200: { description: "The contract.", schema: OptionQuoteSchema } },
+  errors: [404],
+  handler: async (c, { params }) => {
+    const contract = parseOcc(params.optionSymbol);
+    if (!contract) {
+      throw new ApiError("invalid_parameter", `Invalid path parameter 'optionSymbol': '${params.optionSymbol.slice(0, 32)}' is not an OCC option symbol.`);
+    }
+    const symbol = formatOcc(contract);
+    const [row] = await optionQuotesBySymbol(database(c.get("config").MARKET_DATABASE_URL), [symbol]);
+    if (!row) throw new ApiError("not_found", `No option contract ${symbol}.`);
+    return c.json(toOptionQuote(row, todayInNewYork()));
+  },
+});
