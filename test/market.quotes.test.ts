@@ -3,10 +3,19 @@ import { bearer, newAccount } from "./support/accounts";
 import { addDays, daysBetween, etToday, marketSql } from "./support/market-db";
 import { call, expectError } from "./support/worker";
 
-type Quote = Record<string, unknown> & { optionSymbol: string; bid: number | null; ask: number | null; mid: number | null; spreadPercent: number | null; iv: number | null; dte: number };
+type Quote = Record<string, unknown> & {
+  optionSymbol: string;
+  bid: number | null;
+  ask: number | null;
+  mid: number | null;
+  spreadPercent: number | null;
+  iv: number | null;
+  dte: number;
+};
 
 let auth: RequestInit;
-const get = (path: string, init: RequestInit = {}) => call(path, { ...auth, ...init, headers: { ...(auth.headers as Record<string, string>), ...(init.headers as Record<string, string>) } });
+const get = (path: string, init: RequestInit = {}) =>
+  call(path, { ...auth, ...init, headers: { ...(auth.headers as Record<string, string>), ...(init.headers as Record<string, string>) } });
 
 /** Edge-case contracts on a dedicated underlying, inserted for these tests. */
 const today = etToday();
@@ -25,8 +34,19 @@ beforeAll(async () => {
   await sql.query(
     `insert into underlyings (symbol, name, asset_type, logo_url, optionable, in_coverage) values ('FLDT', 'Field Rules Test Corp.', 'stock', 'https://logos.example.com/fldt.png', true, true) on conflict do nothing`,
   );
-  await sql.query(`insert into equity_quotes (symbol, price, as_of) values ('FLDT', 52, now()) on conflict (symbol) do update set price = 52`);
-  const row = (symbol: string, exp: string, strike: number, side: string, bid: number | null, ask: number | null, iv: number | null, delta: number | null) =>
+  await sql.query(
+    `insert into equity_quotes (symbol, price, as_of) values ('FLDT', 52, now()) on conflict (symbol) do update set price = 52`,
+  );
+  const row = (
+    symbol: string,
+    exp: string,
+    strike: number,
+    side: string,
+    bid: number | null,
+    ask: number | null,
+    iv: number | null,
+    delta: number | null,
+  ) =>
     sql.query(
       `insert into option_quotes (option_symbol, underlying, root, expiration, strike, side, settlement, bid, ask, last, volume, open_interest, iv, delta, gamma, theta, vega, rho, underlying_price, as_of)
        values ($1, 'FLDT', 'FLDT', $2, $3, $4, 'pm', $5, $6, 1.1, 10, 100, $7, $8, 0.01, -0.02, 0.05, 0.01, 52, '2026-01-02T20:45:00Z')`,
@@ -40,7 +60,9 @@ beforeAll(async () => {
 
 describe("GET /v1/options/quotes/{optionSymbol}", () => {
   it("answers a stored contract field by field", async () => {
-    const [db] = await marketSql().query("select *, expiration::text as exp from option_quotes where underlying = 'AAPL' and iv is not null order by open_interest desc limit 1");
+    const [db] = await marketSql().query(
+      "select *, expiration::text as exp from option_quotes where underlying = 'AAPL' and iv is not null order by open_interest desc limit 1",
+    );
     const res = await get(`/v1/options/quotes/${db!.option_symbol}`);
     expect(res.status).toBe(200);
     const q = await res.json<Quote>();
@@ -64,7 +86,29 @@ describe("GET /v1/options/quotes/{optionSymbol}", () => {
     expect(q.dte).toBe(daysBetween(etToday(), q.expiration as string));
     expect(q.asOf).toBe(new Date(db!.as_of).toISOString());
     expect(Object.keys(q).sort()).toEqual(
-      ["optionSymbol", "underlying", "expiration", "strike", "side", "bid", "ask", "mid", "last", "volume", "openInterest", "iv", "delta", "gamma", "theta", "vega", "rho", "underlyingPrice", "spreadPercent", "dte", "asOf"].sort(),
+      [
+        "optionSymbol",
+        "underlying",
+        "expiration",
+        "strike",
+        "side",
+        "bid",
+        "ask",
+        "mid",
+        "last",
+        "volume",
+        "openInterest",
+        "iv",
+        "delta",
+        "gamma",
+        "theta",
+        "vega",
+        "rho",
+        "underlyingPrice",
+        "spreadPercent",
+        "dte",
+        "asOf",
+      ].sort(),
     );
   });
 
@@ -100,7 +144,9 @@ describe("GET /v1/options/quotes/{optionSymbol}", () => {
 
 describe("GET /v1/options/quotes?symbols=", () => {
   it("returns each distinct contract once and lists unknown symbols as missing, counting one request", async () => {
-    const rows = await marketSql().query("select option_symbol, root from option_quotes where underlying = 'QQQ' order by option_symbol limit 3");
+    const rows = await marketSql().query(
+      "select option_symbol, root from option_quotes where underlying = 'QQQ' order by option_symbol limit 3",
+    );
     const [a, b, c] = rows.map((r) => r.option_symbol as string);
     const paddedA = rows[0]!.root.padEnd(6, " ") + a!.slice((rows[0]!.root as string).length);
     const unknown = "QQQ200117C00100000";

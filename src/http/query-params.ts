@@ -25,7 +25,10 @@ export function numberParam(min = -Number.MAX_VALUE, max = Number.MAX_VALUE) {
 export const dateParam = z
   .string()
   .regex(DATE, "must be YYYY-MM-DD")
-  .refine((v) => new Date(`${v}T00:00:00Z`).toISOString().slice(0, 10) === v, "is not a calendar date")
+  .refine((v) => {
+    const ms = Date.parse(`${v}T00:00:00Z`);
+    return Number.isFinite(ms) && new Date(ms).toISOString().slice(0, 10) === v;
+  }, "is not a calendar date")
   .optional();
 
 /**

@@ -37,7 +37,8 @@ export async function encodeCursor(secret: string, cursor: ChainCursor): Promise
   return `${payload}.${await mac(secret, payload)}`;
 }
 
-const invalid = () => new ApiError("invalid_parameter", "Invalid query parameter 'cursor': not a cursor issued for this query; start again without it.");
+const invalid = () =>
+  new ApiError("invalid_parameter", "Invalid query parameter 'cursor': not a cursor issued for this query; start again without it.");
 
 /** Verifies and decodes a cursor; anything forged, corrupted or issued for other filters → 400. */
 export async function decodeCursor(secret: string, text: string, query: string): Promise<ChainCursor> {

@@ -61,7 +61,10 @@ const round = (x: number | null, places: number): number | null => (x === null ?
 export function toOptionQuote(row: OptionQuoteRow, today: string): OptionQuote {
   const twoSided = row.bid !== null && row.ask !== null;
   const mid = twoSided ? ((row.bid as number) + (row.ask as number)) / 2 : null;
-  const spreadPercent = twoSided && mid !== null && mid > 0 && (row.ask as number) >= (row.bid as number) ? (((row.ask as number) - (row.bid as number)) / mid) * 100 : null;
+  const spreadPercent =
+    twoSided && mid !== null && mid > 0 && (row.ask as number) >= (row.bid as number)
+      ? (((row.ask as number) - (row.bid as number)) / mid) * 100
+      : null;
   return {
     optionSymbol: row.optionSymbol,
     underlying: row.underlying,

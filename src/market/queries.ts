@@ -44,7 +44,11 @@ export async function optionQuotesBySymbol(db: Database, symbols: string[]): Pro
 
 /** Listed expirations of an underlying (distinct, chronological). */
 export function expirationsQuery(db: Database, symbol: string) {
-  return db.selectDistinct({ expiration: optionQuotes.expiration }).from(optionQuotes).where(eq(optionQuotes.underlying, symbol)).orderBy(asc(optionQuotes.expiration));
+  return db
+    .selectDistinct({ expiration: optionQuotes.expiration })
+    .from(optionQuotes)
+    .where(eq(optionQuotes.underlying, symbol))
+    .orderBy(asc(optionQuotes.expiration));
 }
 
 export interface ChainFilter {

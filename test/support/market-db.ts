@@ -22,3 +22,27 @@ export function addDays(date: string, days: number): string {
 export function daysBetween(from: string, to: string): number {
   return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
 }
+
+/**
+ * A dedicated underlying with a small chain (calls and puts, several expirations), so tests that
+ * change market data never disturb the seeded names other tests read.
+ */
+export async function createTestUnderlying(symbol: string, spot: number, expirations: string[], strikes: number[]): Promise<void> {
+  const sql = marketSql();
+  await sql.query("delete from option_quotes where underlying = $1", [symbol]);
+  await sql.query(
+    `insert into underlyings (symbol, name, asset_type, logo_url, optionable, in_coverage) values ($1, $1 || ' Test Inc.', 'stock', 'https://logos.example.com/t.png', true, true) on conflict do nothing`,
+    [symbol],
+  );
+  await sql.query(
+    "insert into equity_quotes (symbol, price, as_of) values ($1, $2, now()) on conflict (symbol) do update set price = excluded.price",
+    [symbol, spot],
+  );
+  await sql.query(
+    `insert into option_quotes (option_symbol, underlying, root, expiration, strike, side, settlement, bid, ask, underlying_price, as_of)
+     select $1 || to_char(e, 'YYMMDD') || case s when 'call' then 'C' else 'P' end || lpad((k * 1000)::bigint::text, 8, '0'),
+            $1, $1, e, k, s, 'pm', 1, 1.1, $2, now()
+       from unnest($3::date[]) e, unnest($4::float8[]) k, unnest(array['call', 'put']) s`,
+    [symbol, spot, expirations, strikes],
+  );
+}

@@ -34,7 +34,8 @@ export const batchQuotesRoute = defineRoute({
     const bySymbol = new Map<string, string>();
     for (const text of requested) {
       const contract = parseOcc(text);
-      if (!contract) throw new ApiError("invalid_parameter", `Invalid query parameter 'symbols': '${text.slice(0, 32)}' is not an OCC option symbol.`);
+      if (!contract)
+        throw new ApiError("invalid_parameter", `Invalid query parameter 'symbols': '${text.slice(0, 32)}' is not an OCC option symbol.`);
       const canonical = formatOcc(contract);
       if (!bySymbol.has(canonical)) bySymbol.set(canonical, text);
     }

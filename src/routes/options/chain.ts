@@ -42,7 +42,9 @@ const ChainQuery = z.object({
   dteMin: dte("Alias of minDte."),
   maxDte: dte(`Maximum days to expiration (default minDte + ${DEFAULT_DTE_WINDOW}; 0 means unset). Alias: dteMax.`),
   dteMax: dte("Alias of maxDte."),
-  limit: intParam(1, 100_000).describe(`Contracts per page (default ${DEFAULT_CHAIN_LIMIT}); clamped to the plan's maximum rows with X-Limit-Clamped: true.`),
+  limit: intParam(1, 100_000).describe(
+    `Contracts per page (default ${DEFAULT_CHAIN_LIMIT}); clamped to the plan's maximum rows with X-Limit-Clamped: true.`,
+  ),
   cursor: z.string().max(512).optional().describe("Opaque cursor from `nextCursor`."),
 });
 
@@ -66,9 +68,13 @@ function chainFilter(symbol: string, q: ChainQueryInput, today: string): ChainFi
   }
   const minDte = aliased(q, "minDte", "dteMin");
   const maxDte = aliased(q, "maxDte", "dteMax") || undefined;
-  if (maxDte !== undefined && maxDte < (minDte ?? 0)) throw new ApiError("invalid_range", `maxDte (${maxDte}) is below minDte (${minDte ?? 0}).`);
+  if (maxDte !== undefined && maxDte < (minDte ?? 0))
+    throw new ApiError("invalid_range", `maxDte (${maxDte}) is below minDte (${minDte ?? 0}).`);
   // An explicit expiration replaces the default window; explicit DTE bounds still apply.
-  const window = q.expiration !== undefined && minDte === undefined && maxDte === undefined ? null : { min: minDte ?? 0, max: maxDte ?? (minDte ?? 0) + DEFAULT_DTE_WINDOW };
+  const window =
+    q.expiration !== undefined && minDte === undefined && maxDte === undefined
+      ? null
+      : { min: minDte ?? 0, max: maxDte ?? (minDte ?? 0) + DEFAULT_DTE_WINDOW };
   return {
     symbol,
     expiration: q.expiration,
@@ -111,7 +117,11 @@ export const chainRoute = defineRoute({
     const cursor = query.cursor ? await decodeCursor(config.CURSOR_SECRET, query.cursor, digest) : null;
 
     const db = database(config.MARKET_DATABASE_URL);
-    const [snapshot, underlying, rows] = await db.batch([snapshotQuery(db), underlyingQuery(db, params.symbol), chainPageQuery(db, filter, cursor?.after ?? null, limit)]);
+    const [snapshot, underlying, rows] = await db.batch([
+      snapshotQuery(db),
+      underlyingQuery(db, params.symbol),
+      chainPageQuery(db, filter, cursor?.after ?? null, limit),
+    ]);
     if (underlying.length === 0) throw new ApiError("not_found", `Unknown symbol ${params.symbol}.`);
 
     const page = rows.slice(0, limit);

@@ -21,7 +21,10 @@ export const optionQuoteRoute = defineRoute({
   handler: async (c, { params }) => {
     const contract = parseOcc(params.optionSymbol);
     if (!contract) {
-      throw new ApiError("invalid_parameter", `Invalid path parameter 'optionSymbol': '${params.optionSymbol.slice(0, 32)}' is not an OCC option symbol.`);
+      throw new ApiError(
+        "invalid_parameter",
+        `Invalid path parameter 'optionSymbol': '${params.optionSymbol.slice(0, 32)}' is not an OCC option symbol.`,
+      );
     }
     const symbol = formatOcc(contract);
     const [row] = await optionQuotesBySymbol(database(c.get("config").MARKET_DATABASE_URL), [symbol]);
