@@ -8,6 +8,8 @@ export default defineConfig(async () => {
   const sqlPort = Number(process.env.TEST_SQL_PORT) || (await freePort());
   process.env.TEST_SQL_PORT = String(sqlPort);
   const deadPort = await freePort();
+  const vendorPort = Number(process.env.TEST_VENDOR_PORT) || (await freePort());
+  process.env.TEST_VENDOR_PORT = String(vendorPort);
   const url = (db: string, port = sqlPort) => `postgresql://app:app@127.0.0.1:${port}/${db}`;
   const workers = cloudflareTest({
     wrangler: { configPath: "./wrangler.toml" },
@@ -18,6 +20,11 @@ export default defineConfig(async () => {
         NEON_HTTP_ENDPOINT: "http://{host}:{port}/sql",
         ADMIN_TOKEN: "test-admin-token-0123456789",
         CURSOR_SECRET: "test-cursor-secret-0123456789abcdef0123",
+        // The quote vendor is a local server replaying recorded payloads (test/support/vendor-server.ts).
+        QUOTE_PROVIDER: "finnhub",
+        QUOTE_PROVIDER_URL: `http://127.0.0.1:${vendorPort}`,
+        QUOTE_PROVIDER_TOKEN: "test-vendor-token-4f2a9c",
+        QUOTE_PROVIDER_TIMEOUT_MS: "300",
         // Nothing listens here: lets tests run the Worker against an unreachable database.
         TEST_DEAD_DATABASE_URL: url("market", deadPort),
       },

@@ -11,6 +11,7 @@ import { batchQuotesRoute } from "./options/batch-quotes";
 import { chainRoute } from "./options/chain";
 import { expirationsRoute } from "./options/expirations";
 import { optionQuoteRoute } from "./options/option-quote";
+import { equityQuoteRoute } from "./quotes/equity-quote";
 
 /** Every route of the API, in the order the description lists them; admin routes are never described. */
 export const routes: readonly RouteSpec[] = [
@@ -20,6 +21,7 @@ export const routes: readonly RouteSpec[] = [
   plansRoute,
   verifyRoute,
   usageRoute,
+  equityQuoteRoute,
   optionQuoteRoute,
   batchQuotesRoute,
   expirationsRoute,
