@@ -133,7 +133,32 @@ export const OPTION_COLUMNS = {
   previous_mark: "float8",
 } as const;
 
-function optionRow(c: Contract, spot: number, asOf: string): unknown[] {
+/** What an `option_quotes` row needs: generated contracts and loaded files both provide it. */
+export type OptionQuoteInput = Pick<
+  Contract,
+  | "optionSymbol"
+  | "underlying"
+  | "root"
+  | "expiration"
+  | "strike"
+  | "side"
+  | "settlement"
+  | "bid"
+  | "ask"
+  | "last"
+  | "volume"
+  | "openInterest"
+  | "iv"
+  | "delta"
+  | "gamma"
+  | "theta"
+  | "vega"
+  | "rho"
+> &
+  Partial<Pick<Contract, "lastTradeAt" | "previousMark">>;
+
+/** One `option_quotes` row in OPTION_COLUMNS order. */
+export function optionRow(c: OptionQuoteInput, spot: number, asOf: string): unknown[] {
   return [
     c.optionSymbol,
     c.underlying,
@@ -156,8 +181,8 @@ function optionRow(c: Contract, spot: number, asOf: string): unknown[] {
     c.rho,
     spot,
     asOf,
-    c.lastTradeAt,
-    c.previousMark,
+    c.lastTradeAt ?? null,
+    c.previousMark ?? null,
   ];
 }
 

@@ -5,8 +5,14 @@ import { openBackend, type SqlBackend } from "../../scripts/lib/sql-backend";
 import { startNeonHttpServer, type NeonHttpServer } from "../../scripts/lib/neon-http-server";
 import { resetDatabase } from "../../scripts/lib/reset";
 import { seedMarket } from "../../scripts/lib/seed-market";
+import { readFileSync } from "node:fs";
+import { writeQuoteTable } from "../../scripts/lib/load-quote-table";
+import { parseQuoteTable, priceContracts } from "../../scripts/loaders/cboe-quote-table";
 import type { Server } from "node:http";
 import { startVendorServer } from "./vendor-server";
+
+/** The rate the SPX excerpt is loaded with (Feb 2022 T-bill yields were about 0.1-0.3%). */
+export const LOADED_FILE_RATE = 0.0025;
 
 let backend: SqlBackend | undefined;
 let server: NeonHttpServer | undefined;
@@ -24,6 +30,9 @@ export async function setup(): Promise<void> {
   await resetDatabase(backend);
   await backend.migrate("./drizzle");
   await seedMarket(backend, { size: "test", seed: 7 });
+  // Real data next to the synthetic market: the Cboe SPX excerpt, through the production loader.
+  const table = parseQuoteTable(readFileSync("test/fixtures/cboe/SPX_2022-02-04_excerpt.csv", "utf8"));
+  await writeQuoteTable(backend, table, priceContracts(table, LOADED_FILE_RATE, 0), LOADED_FILE_RATE);
   server = await startNeonHttpServer(backend, Number(process.env.TEST_SQL_PORT));
   vendor = await startVendorServer(Number(process.env.TEST_VENDOR_PORT));
 }

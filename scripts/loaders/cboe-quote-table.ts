@@ -1,0 +1,194 @@
+import { parse } from "csv-parse/sync";
+import { bsm } from "../../src/analytics/black-scholes";
+import { impliedVolatility } from "../../src/analytics/implied-volatility";
+import { addDays, isWeekday, newYorkInstant } from "../../src/domain/calendar";
+import { parseOcc, formatOcc, type OccContract } from "../../src/domain/occ";
+import { yearsToExpiry } from "../generator/market";
+
+/**
+ * Cboe delayed-quote "quote table" CSV: line 1 blank, line 2 `<name>,Last: <spot>,Change: …`,
+ * line 3 `"Date: <when>",Bid: …`, line 4 the header, then one row per strike with the call
+ * (columns 1-10), the strike (11) and the put (12-21).
+ */
+
+export const HEADER = [
+  "Expiration Date",
+  "Calls",
+  "Last Sale",
+  "Net",
+  "Bid",
+  "Ask",
+  "Volume",
+  "IV",
+  "Delta",
+  "Gamma",
+  "Open Interest",
+  "Strike",
+  "Puts",
+  "Last Sale",
+  "Net",
+  "Bid",
+  "Ask",
+  "Volume",
+  "IV",
+  "Delta",
+  "Gamma",
+  "Open Interest",
+];
+
+export interface QuoteTableContract {
+  contract: OccContract;
+  optionSymbol: string;
+  settlement: "am" | "pm";
+  bid: number;
+  ask: number;
+  last: number;
+  volume: number;
+  openInterest: number;
+  /** The vendor's IV (decimal) when it gave a positive one. */
+  vendorIv: number | null;
+  /** The vendor's delta, kept only for comparison. */
+  vendorDelta: number;
+}
+
+export interface QuoteTable {
+  underlying: string;
+  name: string;
+  assetType: "stock" | "etf" | "index";
+  spot: number;
+  /** Session the table describes and the instant its prices are taken at (16:00 ET). */
+  sessionDate: string;
+  asOf: Date;
+  contracts: QuoteTableContract[];
+  rejected: { row: number; reason: string }[];
+}
+
+const MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"];
+
+/** `Date: February 5 2022, 8:09 PM EST` / `Date: August 20, 2023 at 10:35 PM EDT` → the date it names. */
+function headerDate(text: string): string | null {
+  const m = /Date:\s*([A-Za-z]+)\s+(\d{1,2}),?\s+(\d{4})/.exec(text);
+  const month = m ? MONTHS.indexOf((m[1] as string).toLowerCase()) : -1;
+  if (!m || month < 0) return null;
+  return `${m[3]}-${String(month + 1).padStart(2, "0")}-${(m[2] as string).padStart(2, "0")}`;
+}
+
+/** The last weekday session at or before a date: a Saturday download holds Friday's close. */
+function sessionOn(date: string): string {
+  let d = date;
+  while (!isWeekday(d)) d = addDays(d, -1);
+  return d;
+}
+
+const EXPIRY = /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) ([A-Z][a-z]{2}) (\d{2}) (\d{4})$/;
+
+function expirationOf(text: string): string | null {
+  const m = EXPIRY.exec(text.trim());
+  const month = m ? MONTHS.findIndex((name) => name.startsWith((m[1] as string).toLowerCase())) : -1;
+  return m && month >= 0 ? `${m[3]}-${String(month + 1).padStart(2, "0")}-${m[2]}` : null;
+}
+
+function number(text: string | undefined, field: string, { min = 0, max = Number.MAX_VALUE } = {}): number {
+  const value = Number((text ?? "").replace(/,/g, "").trim());
+  if ((text ?? "").trim() === "" || !Number.isFinite(value) || value < min || value > max)
+    throw new Error(`${field} is not a number in [${min}, ${max}]: '${text ?? ""}'`);
+  return value;
+}
+
+/** Parses a quote table; malformed rows are reported with their line number, never silently dropped. */
+export function parseQuoteTable(text: string, options: { asOf?: string } = {}): QuoteTable {
+  const lines = parse(text, { relax_column_count: true, skip_empty_lines: false, bom: true }) as string[][];
+  const title = lines[1] ?? [];
+  const dateLine = lines[2] ?? [];
+  const header = lines[3] ?? [];
+  const spotMatch = /Last:\s*([\d.,]+)/.exec(title.join(","));
+  if (!spotMatch || header.join("|") !== HEADER.join("|")) {
+    throw new Error("not a Cboe quote table: expected the name/Last line, the Date line and the 22-column header on lines 2-4");
+  }
+  const fileDate = options.asOf ?? headerDate(dateLine.join(","));
+  if (!fileDate) throw new Error("no date in the file's Date line; pass --as-of YYYY-MM-DD");
+  const sessionDate = sessionOn(fileDate);
+  const name = (title[0] ?? "").trim();
+  const spot = number(spotMatch[1], "Last");
+
+  const contracts: QuoteTableContract[] = [];
+  const rejected: QuoteTable["rejected"] = [];
+  const roots = new Set<string>();
+  lines.slice(4).forEach((cells, i) => {
+    const row = i + 5;
+    if (cells.length === 1 && (cells[0] ?? "").trim() === "") return;
+    try {
+      if (cells.length !== HEADER.length) throw new Error(`expected ${HEADER.length} columns, found ${cells.length}`);
+      const expiration = expirationOf(cells[0] as string);
+      if (!expiration) throw new Error(`bad expiration date '${cells[0]}'`);
+      const strike = number(cells[11], "Strike", { min: 0.001 });
+      const sides = [
+        { side: "call" as const, symbol: cells[1], at: 2 },
+        { side: "put" as const, symbol: cells[12], at: 13 },
+      ].map(({ side, symbol, at }) => {
+        const contract = parseOcc((symbol ?? "").trim());
+        if (!contract) throw new Error(`bad ${side} symbol '${symbol}'`);
+        if (contract.expiration !== expiration || contract.side !== side || Math.abs(contract.strike - strike) > 1e-9) {
+          throw new Error(`${side} symbol ${symbol} does not match the row's expiration, strike or side`);
+        }
+        const iv = number(cells[at + 5], `${side} IV`, { max: 1000 });
+        return {
+          contract,
+          optionSymbol: formatOcc(contract),
+          bid: number(cells[at + 2], `${side} Bid`),
+          ask: number(cells[at + 3], `${side} Ask`),
+          last: number(cells[at], `${side} Last Sale`),
+          volume: number(cells[at + 4], `${side} Volume`),
+          openInterest: number(cells[at + 8], `${side} Open Interest`),
+          vendorIv: iv > 0 ? iv : null,
+          vendorDelta: number(cells[at + 6], `${side} Delta`, { min: -1, max: 1 }),
+        };
+      });
+      for (const s of sides) {
+        roots.add(s.contract.root);
+        contracts.push({ ...s, settlement: "pm" });
+      }
+    } catch (err) {
+      rejected.push({ row, reason: err instanceof Error ? err.message : String(err) });
+    }
+  });
+
+  // The underlying is the shortest root (SPX for SPX/SPXW); an index's own root settles AM.
+  const underlying = [...roots].sort((a, b) => a.length - b.length || a.localeCompare(b))[0] ?? "";
+  const assetType = /\bindex\b/i.test(name) ? "index" : /\b(etf|trust|fund)\b/i.test(name) ? "etf" : "stock";
+  for (const c of contracts) c.settlement = assetType === "index" && c.contract.root === underlying ? "am" : "pm";
+  return { underlying, name, assetType, spot, sessionDate, asOf: newYorkInstant(sessionDate, 16, 0), contracts, rejected };
+}
+
+export interface PricedContract extends QuoteTableContract {
+  iv: number | null;
+  delta: number | null;
+  gamma: number | null;
+  theta: number | null;
+  vega: number | null;
+  rho: number | null;
+}
+
+/** Fills what the file lacks: IV from the mid when the vendor gave none, and every Greek in our units. */
+export function priceContracts(table: QuoteTable, rate: number, dividendYield: number): PricedContract[] {
+  return table.contracts.map((c) => {
+    const T = yearsToExpiry(c.contract.expiration, c.settlement, table.asOf);
+    const mid = (c.bid + c.ask) / 2;
+    const solved =
+      c.bid > 0 || c.ask > 0
+        ? impliedVolatility({ price: mid, S: table.spot, K: c.contract.strike, T, r: rate, q: dividendYield, side: c.contract.side })
+        : null;
+    const iv = c.vendorIv ?? solved;
+    const greeks =
+      iv === null ? null : bsm({ S: table.spot, K: c.contract.strike, T, r: rate, q: dividendYield, sigma: iv, side: c.contract.side });
+    return {
+      ...c,
+      iv,
+      delta: greeks?.delta ?? null,
+      gamma: greeks?.gamma ?? null,
+      theta: greeks?.theta ?? null,
+      vega: greeks?.vega ?? null,
+      rho: greeks?.rho ?? null,
+    };
+  });
+}
