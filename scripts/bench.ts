@@ -5,6 +5,10 @@ import { databaseUrl, DEV_DATA_DIR, parseArgs } from "./lib/config";
 import { startNeonHttpServer } from "./lib/neon-http-server";
 import { openBackend } from "./lib/sql-backend";
 import { startWorker, waitUntilUp } from "./lib/worker-process";
+import { database } from "../src/db/client";
+import { addDays, todayInNewYork } from "../src/domain/calendar";
+import { chainPageQuery, optionQuotesQuery, snapshotQuery, underlyingQuery } from "../src/market/queries";
+import type { SqlBackend } from "./lib/sql-backend";
 import { freePort } from "./lib/free-port";
 
 /** One benchmarked endpoint. `auth` requests rotate over many accounts' keys so the 300/min limit is never the bottleneck. */
@@ -19,7 +23,7 @@ interface Target {
 
 const FLOOR: Target = { name: "empty route (floor)", path: "/__bench/floor", expect: 204 };
 
-/** Later issues add their endpoints here. */
+/** Later issues add their endpoints here; market endpoints are added once the dataset is known. */
 const TARGETS: Target[] = [
   { name: "GET /health", path: "/health" },
   { name: "GET /public/plans", path: "/public/plans" },
@@ -78,6 +82,88 @@ async function measure(base: string, t: Target, keys: string[], samples: number,
   };
 }
 
+interface MarketTargets {
+  targets: Target[];
+  largest: string;
+  batch: string[];
+}
+
+/** The chain of the underlying with the most contracts, and a batch of 20 of its contracts. */
+async function marketTargets(backend: SqlBackend): Promise<MarketTargets> {
+  const { rows } = await backend.typedQuery("select underlying, count(*)::int as n from option_quotes group by 1 order by 2 desc limit 1");
+  const largest = rows[0]?.underlying as string;
+  const picked = await backend.typedQuery(
+    "select option_symbol from option_quotes where underlying = $1 order by md5(option_symbol) limit 20",
+    [largest],
+  );
+  const batch = picked.rows.map((r) => r.option_symbol as string);
+  console.log(`largest underlying: ${largest} (${rows[0]?.n} contracts)`);
+  return {
+    largest,
+    batch,
+    targets: [
+      { name: `GET /v1/chain/${largest} (defaults)`, path: `/v1/chain/${largest}`, auth: true },
+      { name: "GET /v1/options/quotes (batch of 20)", path: `/v1/options/quotes?symbols=${batch.join(",")}`, auth: true },
+      { name: `GET /v1/options/quotes/{one}`, path: `/v1/options/quotes/${batch[0]}`, auth: true },
+      { name: `GET /v1/expirations/${largest}`, path: `/v1/expirations/${largest}`, auth: true },
+    ],
+  };
+}
+
+/**
+ * The same SQL the chain and batch endpoints send (built by the same query builders), timed
+ * directly on the database from Node, with its plan: the floor the endpoints are compared with.
+ */
+async function reportRawSql(backend: SqlBackend, market: MarketTargets, samples: number): Promise<void> {
+  // Never connects: only builds the SQL text.
+  const db = database("postgresql://bench:bench@localhost/bench");
+  const today = todayInNewYork();
+  const filter = { symbol: market.largest, expirationFrom: today, expirationTo: addDays(today, 45) };
+  const statements = [
+    snapshotQuery(db).toSQL(),
+    underlyingQuery(db, market.largest).toSQL(),
+    chainPageQuery(db, filter, null, 250).toSQL(),
+  ];
+  const batch = optionQuotesQuery(db, market.batch).toSQL();
+  const time = async (run: () => Promise<unknown>) => {
+    const out: number[] = [];
+    for (let i = 0; i < samples; i++) {
+      const started = performance.now();
+      await run();
+      out.push(performance.now() - started);
+    }
+    return out.sort((a, b) => a - b);
+  };
+  const raw = (q: { sql: string; params: unknown[] }) =>
+    backend.query(
+      q.sql,
+      q.params.map((p) => (p === null ? null : String(p))),
+    );
+  const chainTimes = await time(() =>
+    backend.transaction({ isolationLevel: "RepeatableRead", readOnly: true }, async (query) => {
+      for (const q of statements)
+        await query(
+          q.sql,
+          q.params.map((p) => String(p)),
+        );
+    }),
+  );
+  const batchTimes = await time(() => raw(batch));
+  console.log(
+    `\nraw SQL from Node (${backend.kind}), ${samples} runs: chain batch (3 statements, one transaction) p50 ${percentile(chainTimes, 50).toFixed(2)} ms, p99 ${percentile(chainTimes, 99).toFixed(2)} ms; 20-symbol lookup p50 ${percentile(batchTimes, 50).toFixed(2)} ms`,
+  );
+  for (const [label, q] of [
+    ["chain page", statements[2]!],
+    ["batch of 20", batch],
+  ] as const) {
+    const plan = await backend.query(
+      `explain (analyze, buffers) ${q.sql}`,
+      q.params.map((p) => String(p)),
+    );
+    console.log(`\nEXPLAIN ANALYZE — ${label}:\n${plan.rows.map((r) => `  ${r[0]}`).join("\n")}`);
+  }
+}
+
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   const seconds = Number(args.get("seconds") ?? 10);
@@ -114,7 +200,8 @@ async function main(): Promise<void> {
     console.log(
       `dataset: ${contracts} contracts on ${backend.kind}; latency from ${samples} sequential requests, throughput from ${seconds} s at ${connections} connections\n`,
     );
-    const targets = [FLOOR, ...TARGETS.filter((t) => !only || t.name.includes(only))];
+    const market = await marketTargets(backend);
+    const targets = [FLOOR, ...[...TARGETS, ...market.targets].filter((t) => !only || t.name.includes(only))];
     await measure(worker.url, FLOOR, keys, 200, 2, connections);
     const results: [Target, Figures][] = [];
     for (const t of targets) results.push([t, await measure(worker.url, t, keys, samples, seconds, connections)]);
@@ -139,6 +226,7 @@ async function main(): Promise<void> {
           String(f.errors).padStart(8),
       );
     }
+    if (!only || "raw SQL".includes(only) || only.includes("chain")) await reportRawSql(backend, market, samples);
   } finally {
     worker.stop();
     await sql.close();

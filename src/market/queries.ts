@@ -37,9 +37,13 @@ export function underlyingQuery(db: Database, symbol: string) {
     .where(eq(underlyings.symbol, symbol));
 }
 
-/** Contracts by OCC symbol, in one round trip however many. */
-export async function optionQuotesBySymbol(db: Database, symbols: string[]): Promise<OptionQuoteRow[]> {
+/** Contracts by OCC symbol, in one statement however many. */
+export function optionQuotesQuery(db: Database, symbols: string[]) {
   return db.select(optionQuoteColumns).from(optionQuotes).where(inArray(optionQuotes.optionSymbol, symbols));
+}
+
+export async function optionQuotesBySymbol(db: Database, symbols: string[]): Promise<OptionQuoteRow[]> {
+  return optionQuotesQuery(db, symbols);
 }
 
 /** Listed expirations of an underlying (distinct, chronological). */
