@@ -5,9 +5,9 @@ import { databaseUrl, DEV_DATA_DIR, parseArgs } from "./lib/config";
 import { startNeonHttpServer } from "./lib/neon-http-server";
 import { openBackend } from "./lib/sql-backend";
 import { startWorker, waitUntilUp } from "./lib/worker-process";
-import { database } from "../src/db/client";
+import { database, useNeonEndpoint } from "../src/db/client";
 import { addDays, todayInNewYork } from "../src/domain/calendar";
-import { chainPageQuery, optionQuotesQuery, snapshotQuery, underlyingQuery } from "../src/market/queries";
+import { chainPageQuery, optionQuotesQuery } from "../src/market/queries";
 import type { SqlBackend } from "./lib/sql-backend";
 import { freePort } from "./lib/free-port";
 
@@ -112,19 +112,23 @@ async function marketTargets(backend: SqlBackend): Promise<MarketTargets> {
 
 /**
  * The same SQL the chain and batch endpoints send (built by the same query builders), timed
- * directly on the database from Node, with its plan: the floor the endpoints are compared with.
+ * directly on the database and through the local SQL-over-HTTP endpoint with the production
+ * driver, with its plan: the floors the endpoints are compared with.
  */
-async function reportRawSql(backend: SqlBackend, market: MarketTargets, samples: number): Promise<void> {
-  // Never connects: only builds the SQL text.
-  const db = database("postgresql://bench:bench@localhost/bench");
+async function reportRawSql(
+  backend: SqlBackend,
+  sqlPort: number,
+  market: MarketTargets,
+  endpoints: Map<string, Figures>,
+  samples: number,
+): Promise<void> {
   const today = todayInNewYork();
   const filter = { symbol: market.largest, expirationFrom: today, expirationTo: addDays(today, 45) };
-  const statements = [
-    snapshotQuery(db).toSQL(),
-    underlyingQuery(db, market.largest).toSQL(),
-    chainPageQuery(db, filter, null, 250).toSQL(),
-  ];
-  const batch = optionQuotesQuery(db, market.batch).toSQL();
+  // Builds SQL text only; through the local endpoint when a query is awaited.
+  useNeonEndpoint("http://{host}:{port}/sql");
+  const db = database(`postgresql://bench:bench@127.0.0.1:${sqlPort}/market`);
+  const chain = chainPageQuery(db, filter, null, 250);
+  const batch = optionQuotesQuery(db, market.batch);
   const time = async (run: () => Promise<unknown>) => {
     const out: number[] = [];
     for (let i = 0; i < samples; i++) {
@@ -132,29 +136,33 @@ async function reportRawSql(backend: SqlBackend, market: MarketTargets, samples:
       await run();
       out.push(performance.now() - started);
     }
-    return out.sort((a, b) => a - b);
+    return percentile(
+      out.sort((a, b) => a - b),
+      50,
+    );
   };
-  const raw = (q: { sql: string; params: unknown[] }) =>
+  const direct = (q: { sql: string; params: unknown[] }) => () =>
     backend.query(
       q.sql,
-      q.params.map((p) => (p === null ? null : String(p))),
+      q.params.map((p) => String(p)),
     );
-  const chainTimes = await time(() =>
-    backend.transaction({ isolationLevel: "RepeatableRead", readOnly: true }, async (query) => {
-      for (const q of statements)
-        await query(
-          q.sql,
-          q.params.map((p) => String(p)),
-        );
-    }),
-  );
-  const batchTimes = await time(() => raw(batch));
+  const rows: [string, string, number, number][] = [
+    ["chain page (250 + 1 rows)", "chain", await time(direct(chain.toSQL())), await time(() => chainPageQuery(db, filter, null, 250))],
+    ["batch of 20", "batch of 20", await time(direct(batch.toSQL())), await time(() => optionQuotesQuery(db, market.batch))],
+  ];
   console.log(
-    `\nraw SQL from Node (${backend.kind}), ${samples} runs: chain batch (3 statements, one transaction) p50 ${percentile(chainTimes, 50).toFixed(2)} ms, p99 ${percentile(chainTimes, 99).toFixed(2)} ms; 20-symbol lookup p50 ${percentile(batchTimes, 50).toFixed(2)} ms`,
+    `\nraw SQL, p50 of ${samples} runs: on ${backend.kind} directly, and over the local SQL-over-HTTP endpoint (production driver)`,
   );
+  for (const [label, key, sqlMs, httpMs] of rows) {
+    const endpoint = [...endpoints].find(([name]) => name.includes(key))?.[1];
+    const ratio = endpoint
+      ? `; endpoint p50 ${endpoint.p50.toFixed(2)} ms = ${(endpoint.p50 / sqlMs).toFixed(1)}× direct, ${(endpoint.p50 / httpMs).toFixed(1)}× over HTTP`
+      : "";
+    console.log(`  ${label}: ${sqlMs.toFixed(2)} ms direct, ${httpMs.toFixed(2)} ms over HTTP${ratio}`);
+  }
   for (const [label, q] of [
-    ["chain page", statements[2]!],
-    ["batch of 20", batch],
+    ["chain page", chain.toSQL()],
+    ["batch of 20", batch.toSQL()],
   ] as const) {
     const plan = await backend.query(
       `explain (analyze, buffers) ${q.sql}`,
@@ -226,7 +234,7 @@ async function main(): Promise<void> {
           String(f.errors).padStart(8),
       );
     }
-    if (!only || "raw SQL".includes(only) || only.includes("chain")) await reportRawSql(backend, market, samples);
+    await reportRawSql(backend, sql.port, market, new Map(results.map(([t, f]) => [t.name, f])), samples);
   } finally {
     worker.stop();
     await sql.close();

@@ -17,9 +17,19 @@ export function useNeonEndpoint(template: string | undefined): void {
 
 export type Database = NeonHttpDatabase<typeof schema>;
 
-/** A drizzle client over Neon's HTTP protocol; cheap to create (no connection is held). */
+const databases = new Map<string, Database>();
+
+/**
+ * A drizzle client over Neon's HTTP protocol, one per URL per isolate: it holds no connection,
+ * but building one derives the relational config of the whole schema, which is worth doing once.
+ */
 export function database(url: string): Database {
-  return drizzle({ client: neon(url), schema });
+  let db = databases.get(url);
+  if (!db) {
+    db = drizzle({ client: neon(url), schema });
+    databases.set(url, db);
+  }
+  return db;
 }
 
 /** A raw query function with a bounded wait, for probes. */
