@@ -11,14 +11,20 @@ function numericText(value: unknown): unknown {
   return NUMERIC.test(value) ? value : "not-a-number";
 }
 
+/** What the API description says of a parameter: its text and, when it has one, its default. */
+export type ParamDoc = { description: string; default?: number } & Record<string, unknown>;
+
 /** An optional integer query parameter within bounds. */
-export function intParam(min: number, max: number) {
-  return z.preprocess(numericText, z.coerce.number().int().min(min).max(max).optional());
+export function intParam(min: number, max: number, doc: ParamDoc) {
+  return z.preprocess(numericText, z.coerce.number().int().min(min).max(max).optional().meta(doc));
 }
 
-/** An optional decimal query parameter within bounds. */
-export function numberParam(min = -Number.MAX_VALUE, max = Number.MAX_VALUE) {
-  return z.preprocess(numericText, z.coerce.number().min(min).max(max).optional());
+/** An optional decimal query parameter, bounded where bounds are given. */
+export function numberParam(doc: ParamDoc, bounds: { min?: number; max?: number } = {}) {
+  let schema = z.coerce.number();
+  if (bounds.min !== undefined) schema = schema.min(bounds.min);
+  if (bounds.max !== undefined) schema = schema.max(bounds.max);
+  return z.preprocess(numericText, schema.optional().meta(doc));
 }
 
 /** An optional calendar date `YYYY-MM-DD` that exists. */

@@ -25,3 +25,60 @@ describe("API description", () => {
     }
   });
 });
+
+describe("API description of the market endpoints", () => {
+  type Param = {
+    name: string;
+    in: string;
+    description?: string;
+    schema: { type?: string; minimum?: number; maximum?: number; default?: unknown };
+  };
+  const params = (path: string) =>
+    (buildOpenApiDocument(routes) as { paths: Record<string, { get: { parameters: Param[] } }> }).paths[path]!.get.parameters;
+
+  it("lists every chain parameter with its alias, default and bounds", () => {
+    const chain = params("/v1/chain/{symbol}");
+    const byName = new Map(chain.map((p) => [p.name, p]));
+    for (const name of [
+      "expiration",
+      "side",
+      "strikeMin",
+      "strikeMax",
+      "deltaMin",
+      "deltaMax",
+      "minOI",
+      "oiMin",
+      "minVolume",
+      "volumeMin",
+      "minDte",
+      "dteMin",
+      "maxDte",
+      "dteMax",
+      "limit",
+      "cursor",
+    ]) {
+      expect(byName.has(name), name).toBe(true);
+    }
+    for (const [name, alias] of [
+      ["minOI", "oiMin"],
+      ["minVolume", "volumeMin"],
+      ["minDte", "dteMin"],
+      ["maxDte", "dteMax"],
+    ] as const) {
+      expect(byName.get(name)?.description).toContain(`Alias: ${alias}`);
+      expect(byName.get(alias)?.description).toBe(`Alias of ${name}.`);
+    }
+    expect(byName.get("limit")?.schema).toMatchObject({ type: "integer", minimum: 1, default: 500 });
+    expect(byName.get("minDte")?.schema).toMatchObject({ type: "integer", minimum: 0, default: 0 });
+    expect(byName.get("maxDte")?.description).toMatch(/minDte \+ 45; 0 means unset/);
+    expect(byName.get("deltaMin")?.schema).toMatchObject({ type: "number", minimum: -1, maximum: 1 });
+    expect(byName.get("side")?.schema).toMatchObject({ enum: ["call", "put"] });
+  });
+
+  it("documents the expirations window with its defaults", () => {
+    const byName = new Map(params("/v1/expirations/{symbol}").map((p) => [p.name, p]));
+    expect(byName.get("maxDte")?.schema.default).toBe(365);
+    expect(byName.get("minDte")?.schema.default).toBe(0);
+    expect(byName.get("dteMax")?.description).toBe("Alias of maxDte.");
+  });
+});

@@ -24,27 +24,34 @@ export const ChainSchema = z.object({
   contracts: z.array(OptionQuoteSchema).describe("Sorted by expiration, strike, type within the page."),
 });
 
-const int = (description: string) => intParam(0, 1_000_000_000).describe(description);
-const dte = (description: string) => intParam(0, 3_650).describe(description);
+const int = (description: string) => intParam(0, 1_000_000_000, { description });
+const dte = (description: string, defaultValue?: number) => intParam(0, 3_650, { description, default: defaultValue });
 
 const ChainQuery = z.object({
   expiration: dateParam.describe("Only this expiration (YYYY-MM-DD). Replaces the default DTE window."),
   side: z.enum(["call", "put"]).optional(),
-  strikeMin: numberParam(0).describe("Lowest strike, USD."),
-  strikeMax: numberParam(0).describe("Highest strike, USD; below strikeMin gives 400 invalid_range."),
-  deltaMin: numberParam().describe("Lowest absolute delta (signed put deltas are normalised); |x| > 1 gives 400."),
-  deltaMax: numberParam().describe("Highest absolute delta (signed put deltas are normalised); |x| > 1 gives 400."),
+  strikeMin: numberParam({ description: "Lowest strike, USD." }, { min: 0 }),
+  strikeMax: numberParam({ description: "Highest strike, USD; below strikeMin gives 400 invalid_range." }, { min: 0 }),
+  deltaMin: numberParam(
+    { description: "Lowest absolute delta; signed put deltas are normalised (-0.3 means 0.3); |x| > 1 gives 400." },
+    { min: -1, max: 1 },
+  ),
+  deltaMax: numberParam(
+    { description: "Highest absolute delta; signed put deltas are normalised; |x| > 1 gives 400." },
+    { min: -1, max: 1 },
+  ),
   minOI: int("Minimum open interest. Alias: oiMin."),
   oiMin: int("Alias of minOI."),
   minVolume: int("Minimum volume today. Alias: volumeMin."),
   volumeMin: int("Alias of minVolume."),
-  minDte: dte("Minimum days to expiration (default 0). Alias: dteMin."),
+  minDte: dte("Minimum days to expiration (default 0). Alias: dteMin.", 0),
   dteMin: dte("Alias of minDte."),
   maxDte: dte(`Maximum days to expiration (default minDte + ${DEFAULT_DTE_WINDOW}; 0 means unset). Alias: dteMax.`),
   dteMax: dte("Alias of maxDte."),
-  limit: intParam(1, 100_000).describe(
-    `Contracts per page (default ${DEFAULT_CHAIN_LIMIT}); clamped to the plan's maximum rows with X-Limit-Clamped: true.`,
-  ),
+  limit: intParam(1, 100_000, {
+    description: `Contracts per page (default ${DEFAULT_CHAIN_LIMIT}); clamped to the plan's maximum rows (250) with X-Limit-Clamped: true.`,
+    default: DEFAULT_CHAIN_LIMIT,
+  }),
   cursor: z.string().max(512).optional().describe("Opaque cursor from `nextCursor`."),
 });
 

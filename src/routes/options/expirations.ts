@@ -22,7 +22,7 @@ interface CachedSchedule {
   expirations: string[];
 }
 
-const dte = (description: string) => intParam(0, 3_650).describe(description);
+const dte = (description: string, defaultValue?: number) => intParam(0, 3_650, { description, default: defaultValue });
 
 export const expirationsRoute = defineRoute({
   method: "get",
@@ -33,9 +33,9 @@ export const expirationsRoute = defineRoute({
   access: "entitled",
   params: z.object({ symbol: tickerParam }),
   query: z.object({
-    minDte: dte("Minimum days to expiration (default 0). Alias: dteMin."),
+    minDte: dte("Minimum days to expiration (default 0). Alias: dteMin.", 0),
     dteMin: dte("Alias of minDte."),
-    maxDte: dte(`Maximum days to expiration (default ${DEFAULT_MAX_DTE}; 0 means unset). Alias: dteMax.`),
+    maxDte: dte(`Maximum days to expiration (default ${DEFAULT_MAX_DTE}; 0 means unset). Alias: dteMax.`, DEFAULT_MAX_DTE),
     dteMax: dte("Alias of maxDte."),
   }),
   responses: { 200: { description: "Listed expirations in the DTE window.", schema: ExpirationsSchema } },
