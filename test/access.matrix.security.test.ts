@@ -1,0 +1,41 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { routes } from "../src/routes";
+import { bearer, newAccount } from "./support/accounts";
+import { call, expectError } from "./support/worker";
+
+/** A concrete request path for every route with path parameters. */
+const SAMPLE_PARAMS: Record<string, string> = { symbol: "SPY", optionSymbol: "SPY261218C00600000" };
+const concrete = (path: string) => path.replace(/\{(\w+)\}/g, (_, name: string) => SAMPLE_PARAMS[name] ?? "x");
+const protectedRoutes = routes.filter((r) => r.access === "key" || r.access === "entitled");
+
+let active: string;
+let canceled: string;
+
+beforeAll(async () => {
+  active = (await newAccount({ status: "active" })).keys[0]!.key;
+  canceled = (await newAccount({ status: "canceled" })).keys[0]!.key;
+});
+
+describe("the access matrix every protected route passes", () => {
+  it("covers every key and entitled route", () => {
+    expect(protectedRoutes.length).toBeGreaterThanOrEqual(7);
+  });
+
+  for (const route of protectedRoutes) {
+    const path = concrete(route.path);
+    it(`${route.method.toUpperCase()} ${route.path}`, async () => {
+      const missing = await call(path);
+      await expectError(missing, 401, "missing_api_key");
+      expect(missing.headers.get("WWW-Authenticate")).toMatch(/^Bearer/);
+      await expectError(await call(path, bearer("ods_live_short")), 401, "invalid_api_key");
+      await expectError(await call(path, bearer("ods_sess_abc123")), 403, "wrong_credential_type");
+      await expectError(await call(`${path}${path.includes("?") ? "&" : "?"}api_key=x`, bearer(active)), 400, "credentials_in_query");
+      const inactive = await call(path, bearer(canceled));
+      if (route.access === "entitled") await expectError(inactive, 403, "subscription_inactive");
+      else expect(inactive.status).toBe(200);
+      const ok = await call(path, bearer(active));
+      expect([401, 403, 429, 500]).not.toContain(ok.status);
+      expect(ok.headers.get("X-RateLimit-Limit")).toBe("300");
+    });
+  }
+});
