@@ -2,6 +2,7 @@ import { bsm } from "../../src/analytics/black-scholes";
 import { impliedVolatility } from "../../src/analytics/implied-volatility";
 import { addDays, daysBetween, isWeekday, newYorkInstant, previousSessions, thirdFriday } from "../../src/domain/calendar";
 import { formatOcc } from "../../src/domain/occ";
+import type { QuoteAnalytics } from "../../src/market/option-quote";
 import type { Random } from "./random";
 import { surfaceFor } from "./surface";
 import type { UnderlyingProfile } from "./universe";
@@ -12,7 +13,7 @@ const MIN_YEARS = 60_000 / YEAR_MS;
 const SESSION_MS = 6.5 * 3_600_000;
 
 /** Everything the loaders need about one generated contract. */
-export interface Contract {
+export interface Contract extends QuoteAnalytics {
   optionSymbol: string;
   underlying: string;
   root: string;
@@ -26,12 +27,6 @@ export interface Contract {
   last: number | null;
   volume: number;
   openInterest: number;
-  iv: number | null;
-  delta: number | null;
-  gamma: number | null;
-  theta: number | null;
-  vega: number | null;
-  rho: number | null;
   previousMark: number;
   lastTradeAt: string | null;
   /** First session on which the contract existed (weeklies are listed a few weeks out). */

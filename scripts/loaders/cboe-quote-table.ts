@@ -3,6 +3,7 @@ import { bsm } from "../../src/analytics/black-scholes";
 import { impliedVolatility } from "../../src/analytics/implied-volatility";
 import { addDays, isWeekday, newYorkInstant } from "../../src/domain/calendar";
 import { parseOcc, formatOcc, type OccContract } from "../../src/domain/occ";
+import type { QuoteAnalytics } from "../../src/market/option-quote";
 import { yearsToExpiry } from "../generator/market";
 
 /**
@@ -11,30 +12,9 @@ import { yearsToExpiry } from "../generator/market";
  * (columns 1-10), the strike (11) and the put (12-21).
  */
 
-export const HEADER = [
-  "Expiration Date",
-  "Calls",
-  "Last Sale",
-  "Net",
-  "Bid",
-  "Ask",
-  "Volume",
-  "IV",
-  "Delta",
-  "Gamma",
-  "Open Interest",
-  "Strike",
-  "Puts",
-  "Last Sale",
-  "Net",
-  "Bid",
-  "Ask",
-  "Volume",
-  "IV",
-  "Delta",
-  "Gamma",
-  "Open Interest",
-];
+/** The columns of one side, repeated for calls and puts around the strike. */
+const SIDE = ["Last Sale", "Net", "Bid", "Ask", "Volume", "IV", "Delta", "Gamma", "Open Interest"];
+export const HEADER = ["Expiration Date", "Calls", ...SIDE, "Strike", "Puts", ...SIDE];
 
 export interface QuoteTableContract {
   contract: OccContract;
@@ -160,14 +140,7 @@ export function parseQuoteTable(text: string, options: { asOf?: string } = {}): 
   return { underlying, name, assetType, spot, sessionDate, asOf: newYorkInstant(sessionDate, 16, 0), contracts, rejected };
 }
 
-export interface PricedContract extends QuoteTableContract {
-  iv: number | null;
-  delta: number | null;
-  gamma: number | null;
-  theta: number | null;
-  vega: number | null;
-  rho: number | null;
-}
+export interface PricedContract extends QuoteTableContract, QuoteAnalytics {}
 
 /** Fills what the file lacks: IV from the mid when the vendor gave none, and every Greek in our units. */
 export function priceContracts(table: QuoteTable, rate: number, dividendYield: number): PricedContract[] {

@@ -29,8 +29,18 @@ export const OptionQuoteSchema = z.object({
 
 export type OptionQuote = z.infer<typeof OptionQuoteSchema>;
 
+/** IV (decimal) and Greeks as stored: null where they could not be computed. */
+export interface QuoteAnalytics {
+  iv: number | null;
+  delta: number | null;
+  gamma: number | null;
+  theta: number | null;
+  vega: number | null;
+  rho: number | null;
+}
+
 /** An `option_quotes` row as the market queries select it. */
-export interface OptionQuoteRow {
+export interface OptionQuoteRow extends QuoteAnalytics {
   optionSymbol: string;
   underlying: string;
   expiration: string;
@@ -41,12 +51,6 @@ export interface OptionQuoteRow {
   last: number | null;
   volume: number | null;
   openInterest: number | null;
-  iv: number | null;
-  delta: number | null;
-  gamma: number | null;
-  theta: number | null;
-  vega: number | null;
-  rho: number | null;
   underlyingPrice: number | null;
   asOf: string | null;
 }
