@@ -125,10 +125,10 @@ function tick(price: number): number {
   return price < 3 ? 0.01 : 0.05;
 }
 
-/** NBBO around a theoretical value: percentage spread widening for illiquid and far strikes. */
+/** NBBO around a theoretical value: percentage spread widening for illiquid and far strikes (up to 3 standard deviations out). */
 export function quoteAround(theo: number, moneynessSd: number, activity: number, rng: Random): { bid: number; ask: number } {
   const t = tick(theo);
-  const pct = (0.012 + 0.05 / Math.sqrt(Math.max(activity, 0.2))) * (1 + 0.35 * Math.abs(moneynessSd)) * rng.uniform(0.7, 1.3);
+  const pct = (0.012 + 0.05 / Math.sqrt(Math.max(activity, 0.2))) * (1 + 0.35 * Math.min(Math.abs(moneynessSd), 3)) * rng.uniform(0.7, 1.3);
   const half = Math.max(t, theo * pct) / 2;
   const bid = Math.max(0, Math.floor((theo - half) / t) * t);
   const ask = Math.max(bid + t, Math.ceil((theo + half) / t) * t);
