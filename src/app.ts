@@ -47,17 +47,19 @@ export function newApp(routes: readonly RouteSpec[]): Hono<AppEnv> {
   }
 
   app.all("*", (c) => {
+    // Echoed paths are bounded: a message should not grow with whatever a client sends.
+    const shownPath = c.req.path.length > 120 ? `${c.req.path.slice(0, 120)}…` : c.req.path;
     const emptyParam = methods.emptyParamOf(c.req.path);
     if (emptyParam && (c.req.method === "GET" || c.req.method === "HEAD")) {
       throw new ApiError("missing_symbol", `The path parameter '${emptyParam}' is required.`);
     }
     const allow = methods.allowFor(c.req.path);
     if (allow) {
-      throw new ApiError("method_not_allowed", `Method ${c.req.method} is not allowed on ${c.req.path}; allowed: ${allow}.`, {
+      throw new ApiError("method_not_allowed", `Method ${c.req.method} is not allowed on ${shownPath}; allowed: ${allow}.`, {
         headers: { Allow: allow },
       });
     }
-    throw new ApiError("not_found", `No endpoint at ${c.req.path}.`);
+    throw new ApiError("not_found", `No endpoint at ${shownPath}.`);
   });
 
   app.onError((err, c) => {

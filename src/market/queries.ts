@@ -1,7 +1,6 @@
 import { and, asc, eq, gte, inArray, lte, sql, type SQL } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { equityQuotes, marketState, optionQuotes, underlyings } from "../db/schema";
-import type { OptionQuoteRow } from "./option-quote";
 
 /** The columns every option-quote query selects, in `OptionQuoteRow` shape. */
 export const optionQuoteColumns = {
@@ -40,10 +39,6 @@ export function underlyingQuery(db: Database, symbol: string) {
 /** Contracts by OCC symbol, in one statement however many. */
 export function optionQuotesQuery(db: Database, symbols: string[]) {
   return db.select(optionQuoteColumns).from(optionQuotes).where(inArray(optionQuotes.optionSymbol, symbols));
-}
-
-export async function optionQuotesBySymbol(db: Database, symbols: string[]): Promise<OptionQuoteRow[]> {
-  return optionQuotesQuery(db, symbols);
 }
 
 /** Listed expirations of an underlying (distinct, chronological). */

@@ -5,7 +5,7 @@ import { database } from "../../db/client";
 import { ApiError } from "../../http/errors";
 import { defineRoute } from "../../http/route";
 import { OptionQuoteSchema, toOptionQuote } from "../../market/option-quote";
-import { optionQuotesBySymbol } from "../../market/queries";
+import { optionQuotesQuery } from "../../market/queries";
 
 /** Most symbols per batch (spec: Limits). */
 export const MAX_BATCH_SYMBOLS = 20;
@@ -42,7 +42,7 @@ export const batchQuotesRoute = defineRoute({
     if (bySymbol.size > MAX_BATCH_SYMBOLS) {
       throw new ApiError("too_many_symbols", `At most ${MAX_BATCH_SYMBOLS} distinct symbols per request; got ${bySymbol.size}.`);
     }
-    const rows = await optionQuotesBySymbol(database(c.get("config").MARKET_DATABASE_URL), [...bySymbol.keys()]);
+    const rows = await optionQuotesQuery(database(c.get("config").MARKET_DATABASE_URL), [...bySymbol.keys()]);
     const today = todayInNewYork();
     const found = new Set(rows.map((r) => r.optionSymbol));
     return c.json({

@@ -5,7 +5,7 @@ import { database } from "../../db/client";
 import { ApiError } from "../../http/errors";
 import { defineRoute } from "../../http/route";
 import { OptionQuoteSchema, toOptionQuote } from "../../market/option-quote";
-import { optionQuotesBySymbol } from "../../market/queries";
+import { optionQuotesQuery } from "../../market/queries";
 
 export const optionQuoteRoute = defineRoute({
   method: "get",
@@ -27,7 +27,7 @@ export const optionQuoteRoute = defineRoute({
       );
     }
     const symbol = formatOcc(contract);
-    const [row] = await optionQuotesBySymbol(database(c.get("config").MARKET_DATABASE_URL), [symbol]);
+    const [row] = await optionQuotesQuery(database(c.get("config").MARKET_DATABASE_URL), [symbol]);
     if (!row) throw new ApiError("not_found", `No option contract ${symbol}.`);
     return c.json(toOptionQuote(row, todayInNewYork()));
   },
