@@ -5,11 +5,22 @@ import { newApp } from "../src/app";
 import { database } from "../src/db/client";
 import { defineRoute } from "../src/http/route";
 import { routes } from "../src/routes";
+import { bearer, newAccount } from "./support/accounts";
 import { call, callWith, expectError, testEnv } from "./support/worker";
 import { createExecutionContext } from "cloudflare:test";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const getRoutes = routes.filter((r) => r.method === "get").flatMap((r) => [r.path, ...(r.aliases ?? [])]);
+/** Every GET route with concrete parameters, and whether it needs a key. */
+const SAMPLE: Record<string, string> = { symbol: "SPY", optionSymbol: "SPXW220218C04500000", name: "demo" };
+const REQUIRED_QUERY: Record<string, string> = { "/v1/options/quotes": "?symbols=SPXW220218C04500000" };
+const getRoutes = routes
+  .filter((r) => r.method === "get" && r.access !== "admin")
+  .flatMap((r) =>
+    [r.path, ...(r.aliases ?? [])].map((p) => ({
+      path: p.replace(/\{(\w+)\}/g, (_, n: string) => SAMPLE[n] ?? "x") + (REQUIRED_QUERY[p] ?? ""),
+      keyed: r.access !== "public",
+    })),
+  );
 
 describe("request IDs", () => {
   it("echoes a client-supplied UUID on success and in error bodies", async () => {
@@ -64,11 +75,16 @@ describe("routing", () => {
   });
 
   it("serves HEAD on every GET route with the GET status and headers and no body", async () => {
-    expect(getRoutes.length).toBeGreaterThanOrEqual(5);
-    for (const path of getRoutes) {
-      const get = await call(path);
-      const head = await call(path, { method: "HEAD" });
+    expect(getRoutes.length).toBeGreaterThanOrEqual(10);
+    const { keys } = await newAccount();
+    for (const { path, keyed } of getRoutes) {
+      const init = keyed ? bearer(keys[0]!.key) : {};
+      const get = await call(path, init);
+      const head = await call(path, { ...init, method: "HEAD" });
+      expect(get.status, path).toBe(200);
       expect(head.status, path).toBe(get.status);
+      for (const h of ["Cache-Control", "ETag", "X-RateLimit-Limit", "X-Limit-Clamped"])
+        expect(head.headers.get(h), `${path} ${h}`).toBe(get.headers.get(h));
       expect(head.headers.get("Content-Type"), path).toBe(get.headers.get("Content-Type"));
       expect(head.headers.get("X-Request-ID"), path).toMatch(UUID);
       expect(await head.text(), path).toBe("");
