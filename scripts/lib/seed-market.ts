@@ -1,16 +1,8 @@
 import { addDays, isWeekday, previousSessions, todayInNewYork } from "../../src/domain/calendar";
 import { marketClock, RISK_FREE_RATE } from "../generator/market";
 import { Random } from "../generator/random";
-import {
-  emptyRows,
-  generateUnderlying,
-  IV_SESSIONS,
-  TABLES,
-  type MarketContext,
-  type SizeSpec,
-  type TableName,
-  type UnderlyingRows,
-} from "../generator/rows";
+import { emptyRows, TABLES, type TableName, type UnderlyingRows } from "../generator/rows";
+import { generateUnderlying, IV_SESSIONS, type MarketContext, type SizeSpec } from "../generator/underlying";
 import { buildUniverse, OUT_OF_COVERAGE } from "../generator/universe";
 import { bulkInsert } from "./bulk-insert";
 import { withIndexesDeferred } from "./deferred-indexes";
