@@ -21,32 +21,22 @@ type Quote = {
 };
 
 /** The file's rows as Cboe printed them, read independently of the loader. */
-const rows = (parse(excerpt, { relax_column_count: true }) as string[][]).slice(4).flatMap((r) => [
-  {
-    symbol: r[1]!,
-    side: "call",
-    strike: Number(r[11]),
-    last: Number(r[2]),
-    bid: Number(r[4]),
-    ask: Number(r[5]),
-    volume: Number(r[6]),
-    iv: Number(r[7]),
-    delta: Number(r[8]),
-    oi: Number(r[10]),
-  },
-  {
-    symbol: r[12]!,
-    side: "put",
-    strike: Number(r[11]),
-    last: Number(r[13]),
-    bid: Number(r[15]),
-    ask: Number(r[16]),
-    volume: Number(r[17]),
-    iv: Number(r[18]),
-    delta: Number(r[19]),
-    oi: Number(r[21]),
-  },
-]);
+/** One side of a quote-table row: the symbol column, then Last Sale, Net, Bid, Ask, Volume, IV, Delta, Gamma, Open Interest. */
+const sideOf = (r: string[], side: "call" | "put", at: number) => ({
+  symbol: r[at]!,
+  side,
+  strike: Number(r[11]),
+  last: Number(r[at + 1]),
+  bid: Number(r[at + 3]),
+  ask: Number(r[at + 4]),
+  volume: Number(r[at + 5]),
+  iv: Number(r[at + 6]),
+  delta: Number(r[at + 7]),
+  oi: Number(r[at + 9]),
+});
+const rows = (parse(excerpt, { relax_column_count: true }) as string[][])
+  .slice(4)
+  .flatMap((r) => [sideOf(r, "call", 1), sideOf(r, "put", 12)]);
 
 let auth: RequestInit;
 beforeAll(async () => {

@@ -1,5 +1,6 @@
 import { bsm } from "../../src/analytics/black-scholes";
 import { impliedVolatility } from "../../src/analytics/implied-volatility";
+import { quoteAnalytics } from "../../src/analytics/quote-analytics";
 import { addDays, daysBetween, isWeekday, newYorkInstant, previousSessions, thirdFriday } from "../../src/domain/calendar";
 import { formatOcc } from "../../src/domain/occ";
 import type { QuoteAnalytics } from "../../src/market/option-quote";
@@ -174,8 +175,8 @@ export function buildChain(
           const theo = bsm({ S: u.price, K: strike, T, r, q, sigma, side }).price;
           const { bid, ask } = quoteAround(theo, sd, u.activity, rng);
           const mid = (bid + ask) / 2;
-          const iv = impliedVolatility({ price: mid, S: u.price, K: strike, T, r, q, side });
-          const greeks = iv === null ? null : bsm({ S: u.price, K: strike, T, r, q, sigma: iv, side });
+          const terms = { S: u.price, K: strike, T, r, q, side };
+          const analytics = quoteAnalytics(impliedVolatility({ price: mid, ...terms }), terms);
           const skewTilt = side === "put" ? 1.15 : 0.9;
           const openInterest = Math.round(rng.logNormal(baseOi * skewTilt, 0.6));
           const turnover = (dte <= 1 ? 1.6 : dte <= 7 ? 0.45 : 0.12) * Math.exp(-0.25 * sd * sd);
@@ -201,12 +202,7 @@ export function buildChain(
             last,
             volume,
             openInterest,
-            iv,
-            delta: greeks?.delta ?? null,
-            gamma: greeks?.gamma ?? null,
-            theta: greeks?.theta ?? null,
-            vega: greeks?.vega ?? null,
-            rho: greeks?.rho ?? null,
+            ...analytics,
             previousMark: round2(Math.max(0.01, mid * Math.exp(rng.normal() * 0.08))),
             lastTradeAt,
             listedOn,

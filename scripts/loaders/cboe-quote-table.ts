@@ -1,6 +1,6 @@
 import { parse } from "csv-parse/sync";
-import { bsm } from "../../src/analytics/black-scholes";
 import { impliedVolatility } from "../../src/analytics/implied-volatility";
+import { quoteAnalytics } from "../../src/analytics/quote-analytics";
 import { addDays, isWeekday, newYorkInstant } from "../../src/domain/calendar";
 import { parseOcc, formatOcc, type OccContract } from "../../src/domain/occ";
 import type { QuoteAnalytics } from "../../src/market/option-quote";
@@ -151,17 +151,9 @@ export function priceContracts(table: QuoteTable, rate: number, dividendYield: n
       c.bid > 0 || c.ask > 0
         ? impliedVolatility({ price: mid, S: table.spot, K: c.contract.strike, T, r: rate, q: dividendYield, side: c.contract.side })
         : null;
-    const iv = c.vendorIv ?? solved;
-    const greeks =
-      iv === null ? null : bsm({ S: table.spot, K: c.contract.strike, T, r: rate, q: dividendYield, sigma: iv, side: c.contract.side });
     return {
       ...c,
-      iv,
-      delta: greeks?.delta ?? null,
-      gamma: greeks?.gamma ?? null,
-      theta: greeks?.theta ?? null,
-      vega: greeks?.vega ?? null,
-      rho: greeks?.rho ?? null,
+      ...quoteAnalytics(c.vendorIv ?? solved, { S: table.spot, K: c.contract.strike, T, r: rate, q: dividendYield, side: c.contract.side }),
     };
   });
 }

@@ -1,0 +1,18 @@
+import type { QuoteAnalytics } from "../market/option-quote";
+import { bsm, type OptionSide } from "./black-scholes";
+
+export interface ContractTerms {
+  S: number;
+  K: number;
+  T: number;
+  r: number;
+  q: number;
+  side: OptionSide;
+}
+
+/** The stored IV and Greeks of a contract given its IV (all null when there is none). */
+export function quoteAnalytics(iv: number | null, terms: ContractTerms): QuoteAnalytics {
+  if (iv === null) return { iv: null, delta: null, gamma: null, theta: null, vega: null, rho: null };
+  const g = bsm({ ...terms, sigma: iv });
+  return { iv, delta: g.delta, gamma: g.gamma, theta: g.theta, vega: g.vega, rho: g.rho };
+}
