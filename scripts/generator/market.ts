@@ -1,7 +1,7 @@
 import { bsm } from "../../src/analytics/black-scholes";
 import { impliedVolatility } from "../../src/analytics/implied-volatility";
 import { quoteAnalytics } from "../../src/analytics/quote-analytics";
-import { addDays, daysBetween, isWeekday, newYorkInstant, previousSessions, thirdFriday } from "../../src/domain/calendar";
+import { addDays, daysBetween, isWeekday, newYorkInstant, thirdFriday } from "../../src/domain/calendar";
 import { formatOcc } from "../../src/domain/occ";
 import type { QuoteAnalytics } from "../../src/market/option-quote";
 import type { Random } from "./random";
@@ -140,12 +140,6 @@ export function round2(x: number): number {
   return Math.round(x * 100) / 100;
 }
 
-export interface UnderlyingMarket {
-  contracts: Contract[];
-  /** Years to the next earnings event (stocks), used by the surface. */
-  yearsToEarnings: number | null;
-}
-
 /** Builds the option chain of one underlying at the snapshot. */
 export function buildChain(
   u: UnderlyingProfile,
@@ -244,5 +238,3 @@ export function ivHistory(current: number, sessions: number, rng: Random): numbe
   const last = path[path.length - 1] as number;
   return path.map((v) => Math.round(current * Math.exp(v - last) * 1e6) / 1e6);
 }
-
-export { previousSessions };

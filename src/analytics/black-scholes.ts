@@ -28,11 +28,6 @@ export interface BsmResult {
   rho: number;
 }
 
-/** Black-Scholes-Merton price with continuous dividend yield. */
-export function bsmPrice(i: BsmInputs): number {
-  return bsm(i).price;
-}
-
 /**
  * Price and Greeks. At expiry (T <= 0) or zero volatility the option is worth its discounted
  * forward intrinsic value and its Greeks are those of that payoff.
