@@ -8,6 +8,12 @@ export function marketSql() {
   return neon(testEnv.MARKET_DATABASE_URL);
 }
 
+/** Raw SQL on the control-plane database (accounts, keys, subscriptions). */
+export function controlSql() {
+  useNeonEndpoint(testEnv.NEON_HTTP_ENDPOINT);
+  return neon(testEnv.CONTROL_DATABASE_URL);
+}
+
 /** Simulates a new market load: a new snapshot version and time. */
 export async function bumpMarketVersion(): Promise<void> {
   await marketSql().query("update market_state set version = version + 1, as_of = now()");
