@@ -64,7 +64,7 @@ describe("entitlement on data routes", () => {
     expect(body.required_plan).toBe("basic");
   });
 
-  it("applies a cancellation and a reactivation on the very next request", async () => {
+  it("applies a cancellation, a reactivation and a plan change on the very next request", async () => {
     const account = await newAccount({ status: "active" });
     const auth = bearer(account.keys[0]!.key);
     expect((await probeCall("/v1/test/ok", auth)).status).toBe(200);
@@ -72,6 +72,9 @@ describe("entitlement on data routes", () => {
     await expectError(await probeCall("/v1/test/ok", auth), 403, "subscription_inactive");
     expect((await admin("PUT", `/admin/accounts/${account.name}/subscription`, { status: "active", plan: "basic" })).status).toBe(200);
     expect((await probeCall("/v1/test/ok", auth)).status).toBe(200);
+    // A plan change applies just as fast.
+    expect((await admin("PUT", `/admin/accounts/${account.name}/subscription`, { status: "active", plan: "legacy-data-only" })).status).toBe(200);
+    await expectError(await probeCall("/v1/test/ok", auth), 403, "plan_upgrade_required");
   });
 
   it("gives each account one trial only", async () => {
