@@ -73,7 +73,9 @@ describe("entitlement on data routes", () => {
     expect((await admin("PUT", `/admin/accounts/${account.name}/subscription`, { status: "active", plan: "basic" })).status).toBe(200);
     expect((await probeCall("/v1/test/ok", auth)).status).toBe(200);
     // A plan change applies just as fast.
-    expect((await admin("PUT", `/admin/accounts/${account.name}/subscription`, { status: "active", plan: "legacy-data-only" })).status).toBe(200);
+    expect(
+      (await admin("PUT", `/admin/accounts/${account.name}/subscription`, { status: "active", plan: "legacy-data-only" })).status,
+    ).toBe(200);
     await expectError(await probeCall("/v1/test/ok", auth), 403, "plan_upgrade_required");
   });
 
