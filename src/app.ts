@@ -1,6 +1,7 @@
 import { Hono, type Context, type MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "./app-env";
+import { isDatabaseUnavailable } from "./db/errors";
 import { ApiError, errorResponse } from "./http/errors";
 import { MethodTable } from "./http/method-table";
 import { accessGate } from "./http/access";
@@ -69,6 +70,12 @@ export function newApp(routes: readonly RouteSpec[]): Hono<AppEnv> {
       return errorResponse(c, new ApiError("invalid_body", "The request body could not be parsed as JSON."));
     }
     logFailure(c.get("requestId") ?? "", c.req.path, err);
+    if (isDatabaseUnavailable(err)) {
+      return errorResponse(
+        c,
+        new ApiError("service_unavailable", "The database is temporarily unavailable; retry shortly.", { headers: { "Retry-After": "1" } }),
+      );
+    }
     return errorResponse(c, new ApiError("internal_error", "An internal error occurred. Quote the request_id when contacting support."));
   });
 

@@ -142,3 +142,14 @@ describe("failures never leak internals", () => {
     expect(JSON.stringify(body)).not.toMatch(/MARKET_DATABASE_URL|mysql/);
   });
 });
+
+describe("an unreachable database", () => {
+  it("answers 503 service_unavailable with Retry-After, not 500, and leaks nothing", async () => {
+    const { keys } = await newAccount();
+    const res = await callWith({ MARKET_DATABASE_URL: testEnv.TEST_DEAD_DATABASE_URL }, "/v1/chain/SPY", bearer(keys[0]!.key));
+    const body = await expectError(res, 503, "service_unavailable");
+    expect(res.headers.get("Retry-After")).toBe("1");
+    expect(res.headers.get("X-RateLimit-Limit")).toBe("300");
+    expect(JSON.stringify(body)).not.toMatch(/127\.0\.0\.1|connect|neon/i);
+  });
+});
