@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import { AdminClient, DEV_ADMIN_TOKEN_FILE } from "./lib/admin-client";
 import { databaseUrl, DEV_DATA_DIR, MIGRATIONS_DIR } from "./lib/config";
 import { ensureDemoKey } from "./lib/demo-account";
@@ -27,6 +27,7 @@ async function main(): Promise<void> {
   const devDir = resolve(".dev");
   mkdirSync(devDir, { recursive: true });
   const url = databaseUrl();
+  if (!url) mkdirSync(dirname(DEV_DATA_DIR), { recursive: true });
   const backend = await openBackend({ databaseUrl: url, dataDir: DEV_DATA_DIR });
   await backend.migrate(MIGRATIONS_DIR);
   const { rows } = await backend.typedQuery("select count(*)::int as n from market_state");
@@ -40,7 +41,9 @@ async function main(): Promise<void> {
   const sqlServer = await startNeonHttpServer(backend);
   const port = Number(process.env.PORT ?? 8787);
   const adminToken = devAdminToken();
-  const worker = startWorker({ port, sqlPort: sqlServer.port, vars: { ADMIN_TOKEN: adminToken } });
+  // Worker state (Durable Objects, KV) lives next to the database it caches.
+  const persistTo = url ? resolve(devDir, "wrangler-state-postgres") : resolve(dirname(DEV_DATA_DIR), "wrangler-state");
+  const worker = startWorker({ port, sqlPort: sqlServer.port, vars: { ADMIN_TOKEN: adminToken }, persistTo });
 
   let stopping = false;
   const stop = async (code: number) => {

@@ -1,5 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { resolve } from "node:path";
 
 export interface WorkerProcess {
@@ -8,8 +11,18 @@ export interface WorkerProcess {
   stop(): void;
 }
 
-/** Runs the Worker under `wrangler dev` against the local Neon endpoint on `sqlPort`. */
-export function startWorker(options: { port: number; sqlPort: number; vars?: Record<string, string>; quiet?: boolean }): WorkerProcess {
+/**
+ * Runs the Worker under `wrangler dev` against the local Neon endpoint on `sqlPort`. Durable
+ * Object and KV state go to `persistTo` (default: a fresh temporary folder), so they never
+ * outlive the database they describe.
+ */
+export function startWorker(options: {
+  port: number;
+  sqlPort: number;
+  vars?: Record<string, string>;
+  quiet?: boolean;
+  persistTo?: string;
+}): WorkerProcess {
   const dbUrl = (name: string) => `postgresql://app:app@127.0.0.1:${options.sqlPort}/${name}`;
   const vars: Record<string, string> = {
     MARKET_DATABASE_URL: dbUrl("market"),
@@ -29,11 +42,14 @@ export function startWorker(options: { port: number; sqlPort: number; vars?: Rec
       "--port",
       String(options.port),
       "--show-interactive-dev-session=false",
+      "--persist-to",
+      options.persistTo ?? mkdtempSync(join(tmpdir(), "ods-wrangler-")),
       ...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
     ],
     {
       stdio: ["ignore", options.quiet ? "ignore" : "inherit", options.quiet ? "ignore" : "inherit"],
-      env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+      // No telemetry, and no fetch of the `Request.cf` object from Cloudflare (unreachable offline, noisy when it fails).
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
     },
   );
   return {
