@@ -14,6 +14,7 @@ const REALM = 'realm="options-data-service"';
 
 /** Addresses this isolate has seen locked out, so valid keys from them are refused without a lookup. */
 const lockedOut = new Map<string, number>();
+const MAX_LOCKED_REMEMBERED = 10_000;
 
 function unauthorized(code: "missing_api_key" | "invalid_api_key", message: string): ApiError {
   const challenge =
@@ -53,6 +54,8 @@ function accountGate(requireEntitlement: boolean): MiddlewareHandler<AppEnv> {
     const fail = async (code: "missing_api_key" | "invalid_api_key", message: string): Promise<never> => {
       const state = await c.env.AUTH_GUARD.getByName(ip).recordFailure();
       if (state.locked) {
+        // Bounded: under a wide attack the guard objects still hold every lockout.
+        if (lockedOut.size >= MAX_LOCKED_REMEMBERED) lockedOut.delete(lockedOut.keys().next().value as string);
         lockedOut.set(ip, Date.now() + state.retryAfterSeconds * 1000);
         throw lockedError(state.retryAfterSeconds);
       }
