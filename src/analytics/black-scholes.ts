@@ -18,6 +18,9 @@ export interface BsmInputs {
   side: OptionSide;
 }
 
+/** A contract and its market, without a volatility. */
+export type ContractTerms = Omit<BsmInputs, "sigma">;
+
 /** Price and Greeks in the API's units: theta per calendar day, vega and rho per 1 percentage point. */
 export interface BsmResult {
   price: number;

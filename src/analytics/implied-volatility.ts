@@ -1,5 +1,5 @@
 import { erf, erfcx, normCdf } from "./normal";
-import type { OptionSide } from "./black-scholes";
+import type { ContractTerms, OptionSide } from "./black-scholes";
 
 const SQRT_2PI = Math.sqrt(2 * Math.PI);
 const MAX_ITERATIONS = 64;
@@ -65,16 +65,10 @@ function solveTotalVol(x: number, beta: number): number | null {
   return s;
 }
 
-export interface ImpliedVolInputs {
+export type ImpliedVolInputs = ContractTerms & {
   /** Option price (discounted, per share). */
   price: number;
-  S: number;
-  K: number;
-  T: number;
-  r: number;
-  q: number;
-  side: OptionSide;
-}
+};
 
 /**
  * Black-Scholes-Merton implied volatility (decimal) of a European option price, or null when the

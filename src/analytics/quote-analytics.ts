@@ -1,14 +1,5 @@
 import type { QuoteAnalytics } from "../market/option-quote";
-import { bsm, type OptionSide } from "./black-scholes";
-
-export interface ContractTerms {
-  S: number;
-  K: number;
-  T: number;
-  r: number;
-  q: number;
-  side: OptionSide;
-}
+import { bsm, type ContractTerms } from "./black-scholes";
 
 /** The stored IV and Greeks of a contract given its IV (all null when there is none). */
 export function quoteAnalytics(iv: number | null, terms: ContractTerms): QuoteAnalytics {
