@@ -2,11 +2,9 @@ import { bsm } from "../../src/analytics/black-scholes";
 import { impliedVolatility } from "../../src/analytics/implied-volatility";
 import { classifyFill, sentimentOf } from "../../src/analytics/flow";
 import { newYorkInstant } from "../../src/domain/calendar";
-import { RISK_FREE_RATE, quoteAround, round2, yearsToExpiry, type Contract } from "./market";
+import { RISK_FREE_RATE, quoteAround, round2, SESSION_MS, yearsToExpiry, type Contract } from "./market";
 import type { Random } from "./random";
 import type { UnderlyingProfile } from "./universe";
-
-const SESSION_MS = 6.5 * 3_600_000;
 
 export type FlowRow = [
   executedAt: string,

@@ -11,7 +11,8 @@ import type { UnderlyingProfile } from "./universe";
 export const RISK_FREE_RATE = 0.043;
 const YEAR_MS = 365 * 86_400_000;
 const MIN_YEARS = 60_000 / YEAR_MS;
-const SESSION_MS = 6.5 * 3_600_000;
+/** Length of a regular session, 09:30-16:00 ET. */
+export const SESSION_MS = 6.5 * 3_600_000;
 
 /** Everything the loaders need about one generated contract. */
 export interface Contract extends QuoteAnalytics {
@@ -51,17 +52,9 @@ export function marketClock(sessionDate: string): MarketClock {
 
 /** Years from `at` to the expiry instant (09:30 ET for AM settlement, 16:00 ET for PM), floored at a minute. */
 export function yearsToExpiry(expiration: string, settlement: "am" | "pm", at: Date): number {
-  const key = `${expiration}${settlement}`;
-  let expiry = expiryInstants.get(key);
-  if (expiry === undefined) {
-    expiry = (settlement === "am" ? newYorkInstant(expiration, 9, 30) : newYorkInstant(expiration, 16, 0)).getTime();
-    expiryInstants.set(key, expiry);
-  }
-  return Math.max((expiry - at.getTime()) / YEAR_MS, MIN_YEARS);
+  const expiry = settlement === "am" ? newYorkInstant(expiration, 9, 30) : newYorkInstant(expiration, 16, 0);
+  return Math.max((expiry.getTime() - at.getTime()) / YEAR_MS, MIN_YEARS);
 }
-
-/** Time-zone conversion is slow; there are only a few hundred distinct expiry instants. */
-const expiryInstants = new Map<string, number>();
 
 /** Listed expirations for a root, as of a session. */
 export function expirationsFor(u: UnderlyingProfile, monthlyOnly: boolean, sessionDate: string): string[] {

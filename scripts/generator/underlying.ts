@@ -38,16 +38,6 @@ function earningsDates(u: UnderlyingProfile, sessionDate: string, rng: Random): 
   });
 }
 
-const sessionCloseCache = new Map<string, Date>();
-function sessionClose(day: string): Date {
-  let d = sessionCloseCache.get(day);
-  if (!d) {
-    d = newYorkInstant(day, 16, 0);
-    sessionCloseCache.set(day, d);
-  }
-  return d;
-}
-
 /** Generates one underlying's quote, history, calendars, chain, contract history and flow. */
 export function generateUnderlying(u: UnderlyingProfile, ctx: MarketContext, rng: Random): UnderlyingRows {
   const { clock, dailySessions, historySessions, flowSessions, asOf, spec } = ctx;
@@ -82,7 +72,7 @@ export function generateUnderlying(u: UnderlyingProfile, ctx: MarketContext, rng
       const day = historySessions[i] as string;
       if (day < c.listedOn || day > c.expiration) break;
       const spot = closeBySession.get(day) ?? u.price;
-      const T = yearsToExpiry(c.expiration, c.settlement, sessionClose(day));
+      const T = yearsToExpiry(c.expiration, c.settlement, newYorkInstant(day, 16, 0));
       const sigma = c.sigma * ((ivBySession.get(day) ?? u.atmVol) / u.atmVol);
       const mark = round2(bsm({ S: spot, K: c.strike, T, r: RISK_FREE_RATE, q: u.dividendYield, sigma, side: c.side }).price);
       const volume = i === historySessions.length - 1 ? c.volume : Math.round(rng.logNormal(Math.max(c.volume, 1), 0.7));

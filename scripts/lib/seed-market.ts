@@ -1,4 +1,4 @@
-import { addDays, isWeekday, previousSessions, todayInNewYork } from "../../src/domain/calendar";
+import { previousSessions, sessionOnOrBefore, todayInNewYork } from "../../src/domain/calendar";
 import { marketClock, RISK_FREE_RATE } from "../generator/market";
 import { Random } from "../generator/random";
 import { emptyRows, TABLES, type TableName, type UnderlyingRows } from "../generator/rows";
@@ -41,12 +41,6 @@ const BULK_TABLES = ["option_quotes", "option_daily", "flow_prints", "equity_dai
 
 const TRUNCATE_MARKET =
   "truncate market_state, underlyings, equity_quotes, equity_daily, option_quotes, option_daily, iv_daily, earnings, dividends, flow_prints, screener_contracts";
-
-export function latestSession(now = new Date()): string {
-  let d = todayInNewYork(now);
-  while (!isWeekday(d)) d = addDays(d, -1);
-  return d;
-}
 
 const FLUSH_ROWS = 150_000;
 
@@ -95,7 +89,7 @@ class MarketWriter {
  */
 export async function seedMarket(backend: SqlBackend, options: SeedOptions): Promise<SeedReport> {
   const spec = SIZES[options.size];
-  const sessionDate = options.sessionDate ?? latestSession();
+  const sessionDate = options.sessionDate ?? sessionOnOrBefore(todayInNewYork());
   const root = new Random(options.seed);
   const clock = marketClock(sessionDate);
   const dailySessions = previousSessions(sessionDate, IV_SESSIONS);

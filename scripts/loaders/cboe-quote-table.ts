@@ -1,7 +1,7 @@
 import { parse } from "csv-parse/sync";
 import { impliedVolatility } from "../../src/analytics/implied-volatility";
 import { quoteAnalytics } from "../../src/analytics/quote-analytics";
-import { addDays, isWeekday, newYorkInstant } from "../../src/domain/calendar";
+import { newYorkInstant, sessionOnOrBefore } from "../../src/domain/calendar";
 import { parseOcc, formatOcc, type OccContract } from "../../src/domain/occ";
 import type { QuoteAnalytics } from "../../src/market/option-quote";
 import { yearsToExpiry } from "../generator/market";
@@ -53,13 +53,6 @@ function headerDate(text: string): string | null {
   return `${m[3]}-${String(month + 1).padStart(2, "0")}-${(m[2] as string).padStart(2, "0")}`;
 }
 
-/** The last weekday session at or before a date: a Saturday download holds Friday's close. */
-function sessionOn(date: string): string {
-  let d = date;
-  while (!isWeekday(d)) d = addDays(d, -1);
-  return d;
-}
-
 const EXPIRY = /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) ([A-Z][a-z]{2}) (\d{2}) (\d{4})$/;
 
 function expirationOf(text: string): string | null {
@@ -87,7 +80,7 @@ export function parseQuoteTable(text: string, options: { asOf?: string } = {}): 
   }
   const fileDate = options.asOf ?? headerDate(dateLine.join(","));
   if (!fileDate) throw new Error("no date in the file's Date line; pass --as-of YYYY-MM-DD");
-  const sessionDate = sessionOn(fileDate);
+  const sessionDate = sessionOnOrBefore(fileDate);
   const name = (title[0] ?? "").trim();
   const spot = number(spotMatch[1], "Last");
 

@@ -63,6 +63,10 @@ export function todayInNewYork(now = new Date()): string {
   return NY_DATE.format(now);
 }
 
+/** Wall-clock time → UTC offset, memoised: time-zone conversion is slow and callers reuse a few hundred instants. */
+const nyOffsets = new Map<string, number>();
+const MAX_OFFSETS = 10_000;
+
 /** UTC instant of a wall-clock time in New York on a date (handles DST). */
 export function newYorkInstant(isoDate: string, hours: number, minutes = 0, seconds = 0, ms = 0): Date {
   const guess = Date.UTC(
@@ -74,8 +78,21 @@ export function newYorkInstant(isoDate: string, hours: number, minutes = 0, seco
     seconds,
     ms,
   );
-  const parts = NY_PARTS.formatToParts(new Date(guess));
-  const get = (t: string) => Number(parts.find((p) => p.type === t)?.value);
-  const asNy = Date.UTC(get("year"), get("month") - 1, get("day"), get("hour"), get("minute"), get("second"));
-  return new Date(guess + (guess - ms - asNy));
+  const key = `${isoDate}T${hours}:${minutes}:${seconds}`;
+  let offset = nyOffsets.get(key);
+  if (offset === undefined) {
+    const parts = NY_PARTS.formatToParts(new Date(guess));
+    const get = (t: string) => Number(parts.find((p) => p.type === t)?.value);
+    offset = guess - ms - Date.UTC(get("year"), get("month") - 1, get("day"), get("hour"), get("minute"), get("second"));
+    if (nyOffsets.size >= MAX_OFFSETS) nyOffsets.clear();
+    nyOffsets.set(key, offset);
+  }
+  return new Date(guess + offset);
+}
+
+/** The last weekday session on or before a date (exchange holidays are not modelled). */
+export function sessionOnOrBefore(isoDate: string): string {
+  let d = isoDate;
+  while (!isWeekday(d)) d = addDays(d, -1);
+  return d;
 }

@@ -1,5 +1,6 @@
 import { neon } from "@neondatabase/serverless";
 import { useNeonEndpoint } from "../../src/db/client";
+export { addDays, daysBetween } from "../../src/domain/calendar";
 import { testEnv } from "./worker";
 
 /** Raw SQL on the market database, for arranging data and checking answers against it. */
@@ -20,14 +21,6 @@ export async function bumpMarketVersion(): Promise<void> {
 }
 
 export const etToday = () => new Intl.DateTimeFormat("en-CA", { timeZone: "America/New_York" }).format(new Date());
-
-export function addDays(date: string, days: number): string {
-  return new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
-}
-
-export function daysBetween(from: string, to: string): number {
-  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
-}
 
 /**
  * A dedicated underlying with a small chain (calls and puts, several expirations), so tests that

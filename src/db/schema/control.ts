@@ -1,7 +1,6 @@
 import { sql } from "drizzle-orm";
-import { bigint, char, date, index, integer, pgTable, primaryKey, serial, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
-
-const tsz = (name: string) => timestamp(name, { withTimezone: true, mode: "string" });
+import { bigint, char, date, index, integer, pgTable, primaryKey, serial, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { tsz } from "./columns";
 
 export const accounts = pgTable("accounts", {
   id: serial("id").primaryKey(),

@@ -10,11 +10,10 @@ import {
   primaryKey,
   smallint,
   text,
-  timestamp,
   uniqueIndex,
 } from "drizzle-orm/pg-core";
+import { tsz } from "./columns";
 
-const tsz = (name: string) => timestamp(name, { withTimezone: true, mode: "string" });
 const day = (name: string) => date(name, { mode: "string" });
 
 /**
