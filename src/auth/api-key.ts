@@ -1,3 +1,5 @@
+import { sha256Hex } from "../crypto/sha256";
+
 /**
  * API key format (DESIGN.md §4): `ods_live_` + 43 random base62 characters + a 6-character
  * base62 CRC32 of the random part, 58 characters in all. Format and checksum are checked before
@@ -72,7 +74,6 @@ export function displayPrefix(key: string): string {
 }
 
 /** Hex SHA-256 of the key: the only form in which keys are stored or cached. */
-export async function hashApiKey(key: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+export function hashApiKey(key: string): Promise<string> {
+  return sha256Hex(key);
 }

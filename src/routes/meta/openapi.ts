@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { defineRoute } from "../../http/route";
+import { sha256Hex } from "../../crypto/sha256";
 import { buildOpenApiDocument } from "../../openapi/document";
 import type { RouteSpec } from "../../http/route";
 
@@ -8,7 +9,8 @@ interface Published {
   etag: string;
 }
 
-let published: Promise<Published> | undefined;
+/** Built on first use and kept for the isolate's life (the value, not a promise shared across requests). */
+let published: Published | undefined;
 let describedRoutes: readonly RouteSpec[] = [];
 
 /** Registers the routes the description covers; the document is built once, on first use. */
@@ -19,9 +21,7 @@ export function describeRoutes(routes: readonly RouteSpec[]): void {
 
 async function publish(): Promise<Published> {
   const body = JSON.stringify(buildOpenApiDocument(describedRoutes));
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(body));
-  const hex = [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
-  return { body, etag: `"${hex.slice(0, 32)}"` };
+  return { body, etag: `"${(await sha256Hex(body)).slice(0, 32)}"` };
 }
 
 /** True when an If-None-Match value (list, weak or `*`) matches our strong ETag. */
@@ -51,8 +51,8 @@ export const openApiRoute = defineRoute({
     304: { description: "Unchanged since the ETag in If-None-Match." },
   },
   handler: async (c) => {
-    published ??= publish();
-    const { body, etag } = await published;
+    published ??= await publish();
+    const { body, etag } = published;
     c.header("ETag", etag);
     c.header("Cache-Control", "public, max-age=3600");
     c.header("Access-Control-Allow-Origin", "*");
