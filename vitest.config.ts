@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import { freePort } from "./scripts/lib/free-port";
@@ -8,9 +9,15 @@ export default defineConfig(async () => {
   const sqlPort = Number(process.env.TEST_SQL_PORT) || (await freePort());
   process.env.TEST_SQL_PORT = String(sqlPort);
   const deadPort = await freePort();
+  // A second endpoint whose database tests stop and start (test/support/database-outage.ts).
+  const outagePort = Number(process.env.TEST_OUTAGE_SQL_PORT) || (await freePort());
+  process.env.TEST_OUTAGE_SQL_PORT = String(outagePort);
   const vendorPort = Number(process.env.TEST_VENDOR_PORT) || (await freePort());
   process.env.TEST_VENDOR_PORT = String(vendorPort);
-  const url = (db: string, port = sqlPort) => `postgresql://app:app@127.0.0.1:${port}/${db}`;
+  // The local endpoints accept only connection strings with this run's password.
+  const sqlPassword = process.env.TEST_SQL_PASSWORD || randomBytes(16).toString("hex");
+  process.env.TEST_SQL_PASSWORD = sqlPassword;
+  const url = (db: string, port = sqlPort) => `postgresql://app:${sqlPassword}@127.0.0.1:${port}/${db}`;
   const workers = cloudflareTest({
     wrangler: { configPath: "./wrangler.toml" },
     miniflare: {
@@ -18,7 +25,7 @@ export default defineConfig(async () => {
         MARKET_DATABASE_URL: url("market"),
         CONTROL_DATABASE_URL: url("control"),
         NEON_HTTP_ENDPOINT: "http://{host}:{port}/sql",
-        ADMIN_TOKEN: "test-admin-token-0123456789",
+        ADMIN_TOKEN: "test-admin-token-0123456789abcdefghijk",
         CURSOR_SECRET: "test-cursor-secret-0123456789abcdef0123",
         // The quote vendor is a local server replaying recorded payloads (test/support/vendor-server.ts).
         QUOTE_PROVIDER: "finnhub",
@@ -27,6 +34,9 @@ export default defineConfig(async () => {
         QUOTE_PROVIDER_TIMEOUT_MS: "300",
         // Nothing listens here: lets tests run the Worker against an unreachable database.
         TEST_DEAD_DATABASE_URL: url("market", deadPort),
+        // A live endpoint in front of a database that tests can stop (POST …/outage/stop, …/start).
+        TEST_OUTAGE_DATABASE_URL: url("market", outagePort),
+        TEST_OUTAGE_CONTROL: `http://127.0.0.1:${outagePort}/outage`,
       },
     },
   });

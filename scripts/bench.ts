@@ -2,13 +2,14 @@ import { randomBytes } from "node:crypto";
 import autocannon from "autocannon";
 import { AdminClient } from "./lib/admin-client";
 import { databaseUrl, DEV_DATA_DIR, parseArgs } from "./lib/config";
-import { startNeonHttpServer } from "./lib/neon-http-server";
-import { openBackend } from "./lib/sql-backend";
+import { startNeonHttpServer } from "./sql-endpoint/neon-http-server";
+import { openBackend } from "./sql-endpoint/sql-backend";
 import { startWorker, waitUntilUp } from "./lib/worker-process";
 import { database, useNeonEndpoint } from "../src/db/client";
 import { addDays, todayInNewYork } from "../src/domain/calendar";
-import { chainPageQuery, optionQuotesQuery } from "../src/market/queries";
-import type { SqlBackend } from "./lib/sql-backend";
+import { chainPageQuery } from "../src/market/chain";
+import { optionQuotesQuery } from "../src/market/option-quotes";
+import type { SqlBackend } from "./sql-endpoint/sql-backend";
 import { freePort } from "./lib/free-port";
 
 /** One benchmarked endpoint. `auth` requests rotate over many accounts' keys so the 300/min limit is never the bottleneck. */
@@ -45,10 +46,20 @@ interface Figures {
   p99: number;
   rps: number;
   errors: number;
+  /** Database round trips per request in the sequential phase, as the local SQL endpoint counted them. */
+  trips: number;
 }
 
 /** Sequential requests timed one by one (sub-millisecond resolution), then autocannon for throughput. */
-async function measure(base: string, t: Target, keys: string[], samples: number, seconds: number, connections: number): Promise<Figures> {
+async function measure(
+  base: string,
+  t: Target,
+  keys: string[],
+  samples: number,
+  seconds: number,
+  connections: number,
+  roundTrips: () => number,
+): Promise<Figures> {
   // Many simulated clients (a header only, RFC 2544 benchmark range): the per-IP limit of the public routes is not what is measured.
   const headersFor = (i: number) => ({
     "CF-Connecting-IP": `198.18.${(i >> 8) & 255}.${i & 255}`,
@@ -58,6 +69,7 @@ async function measure(base: string, t: Target, keys: string[], samples: number,
   const expected = t.expect ?? 200;
   const latencies: number[] = [];
   let errors = 0;
+  const tripsBefore = roundTrips();
   for (let i = 0; i < samples; i++) {
     const started = performance.now();
     const res = await fetch(base + t.path, { headers: headersFor(i) });
@@ -65,6 +77,7 @@ async function measure(base: string, t: Target, keys: string[], samples: number,
     latencies.push(performance.now() - started);
     if (res.status !== expected) errors++;
   }
+  const trips = (roundTrips() - tripsBefore) / samples;
   latencies.sort((a, b) => a - b);
   const load = await autocannon({
     url: base + t.path,
@@ -79,6 +92,7 @@ async function measure(base: string, t: Target, keys: string[], samples: number,
     p99: percentile(latencies, 99),
     rps: load.requests.average,
     errors: errors + load.errors + load.timeouts + unexpected,
+    trips,
   };
 }
 
@@ -118,6 +132,7 @@ async function marketTargets(backend: SqlBackend): Promise<MarketTargets> {
 async function reportRawSql(
   backend: SqlBackend,
   sqlPort: number,
+  sqlPassword: string,
   market: MarketTargets,
   endpoints: Map<string, Figures>,
   samples: number,
@@ -126,7 +141,7 @@ async function reportRawSql(
   const filter = { symbol: market.largest, expirationFrom: today, expirationTo: addDays(today, 45) };
   // Builds SQL text only; through the local endpoint when a query is awaited.
   useNeonEndpoint("http://{host}:{port}/sql");
-  const db = database(`postgresql://bench:bench@127.0.0.1:${sqlPort}/market`);
+  const db = database(`postgresql://bench:${sqlPassword}@127.0.0.1:${sqlPort}/market`);
   const chain = chainPageQuery(db, filter, null, 250);
   const batch = optionQuotesQuery(db, market.batch);
   const time = async (run: () => Promise<unknown>) => {
@@ -178,6 +193,8 @@ async function main(): Promise<void> {
   const connections = Number(args.get("connections") ?? 2);
   const samples = Number(args.get("samples") ?? 500);
   const only = args.get("only");
+  // The distance to the database's region, added to every SQL request (0: the database next door).
+  const dbRtt = Number(args.get("db-rtt") ?? 0);
   const url = databaseUrl();
   if (!url) console.warn("DATABASE_URL is not set: benchmarking on the embedded PGlite (figures for reference only).");
   const backend = await openBackend({ databaseUrl: url, dataDir: DEV_DATA_DIR });
@@ -186,11 +203,14 @@ async function main(): Promise<void> {
     .catch(() => ({ rows: [] as Record<string, unknown>[] }));
   const contracts = (rows[0]?.contracts as number | undefined) ?? 0;
   if (contracts === 0) throw new Error("no market data: run `npm run seed -- --size full` (with DATABASE_URL) first");
-  const sql = await startNeonHttpServer(backend);
+  const sqlPassword = randomBytes(24).toString("hex");
+  const sql = await startNeonHttpServer(backend, { password: sqlPassword, latencyMs: dbRtt });
+  const roundTrips = () => sql.trips.of("market") + sql.trips.of("control");
   const adminToken = randomBytes(24).toString("hex");
   const worker = startWorker({
     port: await freePort(),
     sqlPort: sql.port,
+    sqlPassword,
     vars: { BENCH_FLOOR: "true", ADMIN_TOKEN: adminToken },
     quiet: true,
   });
@@ -206,13 +226,13 @@ async function main(): Promise<void> {
       keys.push(key.body.key);
     }
     console.log(
-      `dataset: ${contracts} contracts on ${backend.kind}; latency from ${samples} sequential requests, throughput from ${seconds} s at ${connections} connections\n`,
+      `dataset: ${contracts} contracts on ${backend.kind}; database round trip +${dbRtt} ms; latency from ${samples} sequential requests, throughput from ${seconds} s at ${connections} connections\n`,
     );
     const market = await marketTargets(backend);
     const targets = [FLOOR, ...[...TARGETS, ...market.targets].filter((t) => !only || t.name.includes(only))];
-    await measure(worker.url, FLOOR, keys, 200, 2, connections);
+    await measure(worker.url, FLOOR, keys, 200, 2, connections, roundTrips);
     const results: [Target, Figures][] = [];
-    for (const t of targets) results.push([t, await measure(worker.url, t, keys, samples, seconds, connections)]);
+    for (const t of targets) results.push([t, await measure(worker.url, t, keys, samples, seconds, connections, roundTrips)]);
     const floor = results[0]![1];
     console.log(
       "endpoint".padEnd(38) +
@@ -221,6 +241,7 @@ async function main(): Promise<void> {
         "p50−floor".padStart(11) +
         "p50/floor".padStart(11) +
         "req/s".padStart(9) +
+        "db trips".padStart(10) +
         "errors".padStart(8),
     );
     for (const [t, f] of results) {
@@ -231,10 +252,11 @@ async function main(): Promise<void> {
           (f.p50 - floor.p50).toFixed(2).padStart(11) +
           (f.p50 / floor.p50).toFixed(2).padStart(11) +
           f.rps.toFixed(0).padStart(9) +
+          f.trips.toFixed(2).padStart(10) +
           String(f.errors).padStart(8),
       );
     }
-    await reportRawSql(backend, sql.port, market, new Map(results.map(([t, f]) => [t.name, f])), samples);
+    await reportRawSql(backend, sql.port, sqlPassword, market, new Map(results.map(([t, f]) => [t.name, f])), samples);
   } finally {
     worker.stop();
     await sql.close();

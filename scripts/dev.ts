@@ -1,12 +1,12 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { AdminClient, DEV_ADMIN_TOKEN_FILE } from "./lib/admin-client";
+import { AdminClient, DEV_ADMIN_TOKEN_FILE, DEV_ADMIN_URL_FILE } from "./lib/admin-client";
 import { databaseUrl, DEV_DATA_DIR, MIGRATIONS_DIR } from "./lib/config";
 import { ensureDemoKey } from "./lib/demo-account";
-import { startNeonHttpServer } from "./lib/neon-http-server";
-import { seedMarket } from "./lib/seed-market";
-import { openBackend } from "./lib/sql-backend";
+import { startNeonHttpServer } from "./sql-endpoint/neon-http-server";
+import { seedMarket } from "./generator/seed-market";
+import { openBackend } from "./sql-endpoint/sql-backend";
 import { startWorker, waitUntilUp } from "./lib/worker-process";
 
 /** The dev admin token: kept across runs so `npm run admin` keeps working. */
@@ -38,12 +38,15 @@ async function main(): Promise<void> {
       `seeded ${report.underlyings} underlyings, ${report.contracts} contracts, ${report.flowPrints} flow prints (session ${report.sessionDate})`,
     );
   }
-  const sqlServer = await startNeonHttpServer(backend);
+  // A new password each run: only this run's Worker can use the endpoint, which runs any SQL.
+  const sqlPassword = randomBytes(24).toString("hex");
+  // NEON_LATENCY_MS: make the database as far away as Neon's region is from the edge.
+  const sqlServer = await startNeonHttpServer(backend, { password: sqlPassword, latencyMs: Number(process.env.NEON_LATENCY_MS ?? 0) });
   const port = Number(process.env.PORT ?? 8787);
   const adminToken = devAdminToken();
   // Worker state (Durable Objects, KV) lives next to the database it caches.
   const persistTo = url ? resolve(devDir, "wrangler-state-postgres") : resolve(dirname(DEV_DATA_DIR), "wrangler-state");
-  const worker = startWorker({ port, sqlPort: sqlServer.port, vars: { ADMIN_TOKEN: adminToken }, persistTo });
+  const worker = startWorker({ port, sqlPort: sqlServer.port, sqlPassword, vars: { ADMIN_TOKEN: adminToken }, persistTo });
 
   let stopping = false;
   const stop = async (code: number) => {
@@ -59,6 +62,7 @@ async function main(): Promise<void> {
   worker.child.on("exit", (code) => void stop(code ?? 0));
 
   await waitUntilUp(`${worker.url}/health`, 120_000);
+  writeFileSync(DEV_ADMIN_URL_FILE, `${worker.url}\n`);
   const key = await ensureDemoKey(new AdminClient(worker.url, adminToken), resolve(devDir, "demo-api-key"));
   console.log(`\n  database   ${url ? "PostgreSQL (DATABASE_URL)" : `PGlite at ${DEV_DATA_DIR}`}`);
   console.log(`  API        ${worker.url}`);

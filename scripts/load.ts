@@ -1,52 +1,104 @@
+import { DEFAULT_RISK_FREE_RATE } from "../src/domain/market-clock";
 import { mkdirSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { RISK_FREE_RATE } from "./generator/market";
 import { parseQuoteTable, priceContracts } from "./loaders/cboe-quote-table";
+import { classifyTrades, parseCboeTrades } from "./loaders/cboe-trades";
 import { databaseUrl, DEV_DATA_DIR, MIGRATIONS_DIR, parseArgs } from "./lib/config";
-import { writeQuoteTable } from "./lib/load-quote-table";
-import { openBackend } from "./lib/sql-backend";
+import { tellEdge } from "./lib/tell-edge";
+import { writeQuoteTable } from "./loaders/write-quote-table";
+import { flowContext, writeFlowPrints } from "./loaders/write-flow-prints";
+import { openBackend, type SqlBackend } from "./sql-endpoint/sql-backend";
 
 const USAGE = `usage: npm run load -- cboe-quote-table FILE [--as-of YYYY-MM-DD] [--rate 0.043] [--dividend-yield 0] [--json]
+       npm run load -- cboe-trades FILE [--rate 0.043] [--dividend-yield 0] [--json]
 
-Loads a Cboe delayed-quote "quote table" CSV into the market tables (DATABASE_URL, else .dev/pglite).
-Malformed rows are reported (line and reason) and skipped; the rest is loaded. Loading twice is idempotent.`;
+cboe-quote-table: a Cboe delayed-quote "quote table" CSV into the option quotes.
+cboe-trades: a Cboe DataShop "Option Trades" CSV into the flow prints, each print classified
+against its own NBBO.
+Both write to DATABASE_URL, else .dev/pglite. Malformed rows are reported (line and reason) and
+skipped; the rest is loaded. Loading twice is idempotent.`;
+
+type Args = Map<string, string>;
+type Rejected = { row: number; reason: string }[];
+
+function printRejected(rejected: Rejected): void {
+  for (const r of rejected) console.log(`  rejected line ${r.row}: ${r.reason}`);
+  if (rejected.length) console.log(`${rejected.length} rows rejected`);
+}
+
+async function loadQuoteTable(backend: SqlBackend, file: string, args: Args, rate: number, dividendYield: number): Promise<void> {
+  const asOf = args.get("as-of");
+  if (asOf !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(asOf)) throw new Error("--as-of must be YYYY-MM-DD");
+  const table = parseQuoteTable(readFileSync(file, "utf8"), { asOf });
+  const priced = priceContracts(table, rate, dividendYield);
+  const loaded = await writeQuoteTable(backend, table, priced, rate);
+  const edge = await tellEdge();
+  const report = {
+    file,
+    underlying: table.underlying,
+    sessionDate: table.sessionDate,
+    spot: table.spot,
+    loaded,
+    rejected: table.rejected,
+    edge,
+  };
+  if (args.has("json")) return console.log(JSON.stringify(report));
+  console.log(`loaded ${loaded} contracts of ${table.underlying} (session ${table.sessionDate}, spot ${table.spot}) from ${file}; ${edge}`);
+  printRejected(table.rejected);
+}
+
+function countBy<T>(items: readonly T[], key: (item: T) => string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const item of items) out[key(item)] = (out[key(item)] ?? 0) + 1;
+  return out;
+}
+
+async function loadTrades(backend: SqlBackend, file: string, args: Args, rate: number, dividendYield: number): Promise<void> {
+  const trades = parseCboeTrades(readFileSync(file, "utf8"));
+  const prints = classifyTrades(trades, await flowContext(backend, trades, { rate, dividendYield }));
+  const loaded = await writeFlowPrints(backend, prints);
+  const report = {
+    file,
+    underlyings: [...new Set(prints.map((p) => p.trade.underlying))].sort(),
+    sessionDates: [...new Set(prints.map((p) => p.trade.sessionDate))].sort(),
+    loaded,
+    side: countBy(prints, (p) => p.side),
+    executionType: countBy(prints, (p) => p.executionType),
+    printClass: countBy(prints, (p) => p.printClass),
+    rejected: trades.rejected,
+  };
+  if (args.has("json")) return console.log(JSON.stringify(report));
+  console.log(`loaded ${loaded} prints of ${report.underlyings.join(", ")} (sessions ${report.sessionDates.join(", ")}) from ${file}`);
+  for (const field of ["side", "executionType", "printClass"] as const) {
+    console.log(
+      `  ${field}: ${Object.entries(report[field])
+        .map(([k, n]) => `${k} ${n}`)
+        .join(", ")}`,
+    );
+  }
+  printRejected(trades.rejected);
+}
+
+const FORMATS = { "cboe-quote-table": loadQuoteTable, "cboe-trades": loadTrades } as const;
 
 async function main(): Promise<number> {
   const [format, file] = process.argv.slice(2);
   const args = parseArgs(process.argv.slice(2));
-  if (format !== "cboe-quote-table" || !file) {
+  if (!format || !(format in FORMATS) || !file) {
     console.error(USAGE);
     return 2;
   }
-  const asOf = args.get("as-of");
-  if (asOf !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(asOf)) throw new Error("--as-of must be YYYY-MM-DD");
-  const rate = Number(args.get("rate") ?? RISK_FREE_RATE);
+  const rate = Number(args.get("rate") ?? DEFAULT_RISK_FREE_RATE);
   const dividendYield = Number(args.get("dividend-yield") ?? 0);
   if (!Number.isFinite(rate) || !Number.isFinite(dividendYield))
     throw new Error("--rate and --dividend-yield must be decimals (0.043 = 4.3%)");
 
-  const table = parseQuoteTable(readFileSync(file, "utf8"), { asOf });
-  const priced = priceContracts(table, rate, dividendYield);
   const url = databaseUrl();
   if (!url) mkdirSync(dirname(DEV_DATA_DIR), { recursive: true });
   const backend = await openBackend({ databaseUrl: url, dataDir: DEV_DATA_DIR });
   try {
     await backend.migrate(MIGRATIONS_DIR);
-    const loaded = await writeQuoteTable(backend, table, priced, rate);
-    const report = {
-      file,
-      underlying: table.underlying,
-      sessionDate: table.sessionDate,
-      spot: table.spot,
-      loaded,
-      rejected: table.rejected,
-    };
-    if (args.has("json")) console.log(JSON.stringify(report));
-    else {
-      console.log(`loaded ${loaded} contracts of ${table.underlying} (session ${table.sessionDate}, spot ${table.spot}) from ${file}`);
-      for (const r of table.rejected) console.log(`  rejected line ${r.row}: ${r.reason}`);
-      if (table.rejected.length) console.log(`${table.rejected.length} rows rejected`);
-    }
+    await FORMATS[format as keyof typeof FORMATS](backend, file, args, rate, dividendYield);
   } finally {
     await backend.close();
   }

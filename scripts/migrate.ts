@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { databaseUrl, DEV_DATA_DIR, MIGRATIONS_DIR } from "./lib/config";
-import { openBackend } from "./lib/sql-backend";
+import { openBackend } from "./sql-endpoint/sql-backend";
 
 /** Applies pending migrations to the PostgreSQL server in DATABASE_URL, else to the dev PGlite. */
 async function main(): Promise<void> {

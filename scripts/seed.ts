@@ -2,8 +2,9 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import cliProgress from "cli-progress";
 import { databaseUrl, DEV_DATA_DIR, MIGRATIONS_DIR, parseArgs } from "./lib/config";
-import { seedMarket, type MarketSize } from "./lib/seed-market";
-import { openBackend } from "./lib/sql-backend";
+import { seedMarket, type MarketSize } from "./generator/seed-market";
+import { tellEdge } from "./lib/tell-edge";
+import { openBackend } from "./sql-endpoint/sql-backend";
 
 const SIZES: MarketSize[] = ["test", "demo", "full"];
 
@@ -48,7 +49,7 @@ async function main(): Promise<void> {
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     console.log(
       `seeded ${size} market (seed ${seed}, session ${report.sessionDate}) into ${backend.kind} in ${seconds} s: ` +
-        `${report.underlyings} underlyings, ${report.contracts} contracts, ${report.contractHistoryRows} contract-history rows, ${report.flowPrints} flow prints`,
+        `${report.underlyings} underlyings, ${report.contracts} contracts, ${report.contractHistoryRows} contract-history rows, ${report.flowPrints} flow prints; ${await tellEdge()}`,
     );
   } finally {
     await backend.close();

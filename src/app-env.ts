@@ -1,5 +1,14 @@
+import type { PlanLimits } from "./domain/plans";
 import type { Bindings, Config } from "./env";
 import type { EntitlementView, UsageView } from "./limits/admission";
+
+/** Where validated input comes from: path parameters, query string, JSON body. */
+export type InputTarget = "param" | "query" | "json";
+
+/** The API description as the `/openapi.json` route serves it. */
+export interface DescriptionSource {
+  published(): Promise<{ body: string; etag: string }>;
+}
 
 /** The authenticated caller, set by the access gate on key and entitled routes. */
 export interface AccountContext {
@@ -7,6 +16,8 @@ export interface AccountContext {
   keyId: number;
   keyPrefix: string;
   entitlement: EntitlementView;
+  /** The limits of the account's plan: every clamp and cap reads them here. */
+  limits: PlanLimits;
   usage: UsageView;
 }
 
@@ -17,5 +28,7 @@ export interface AppEnv {
     requestId: string;
     config: Config;
     account: AccountContext;
+    /** The description of this app's routes (`/openapi.json`). */
+    apiDescription: DescriptionSource;
   };
 }

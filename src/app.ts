@@ -1,16 +1,17 @@
 import { Hono, type Context, type MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "./app-env";
+import { adminGate } from "./access/admin-gate";
+import { accessGate } from "./access/gates";
 import { isDatabaseUnavailable } from "./db/errors";
-import { ApiError, errorResponse } from "./http/errors";
-import { MethodTable } from "./http/method-table";
-import { accessGate } from "./http/access";
-import { adminGate } from "./http/admin-gate";
 import { configure } from "./http/configure";
 import { noCredentialsInQuery, originAuth } from "./http/edge-guards";
+import { ApiError, errorResponse, noEndpoint } from "./http/errors";
+import { MethodTable } from "./http/method-table";
 import { requestId } from "./http/request-id";
 import { honoPath, type RouteSpec } from "./http/route";
 import { validate } from "./http/validation";
+import { ApiDescription } from "./openapi/published";
 
 /** The request fields worth logging for a failure: never headers, keys or query values. */
 function logFailure(requestIdValue: string, path: string, err: unknown): void {
@@ -20,12 +21,32 @@ function logFailure(requestIdValue: string, path: string, err: unknown): void {
   console.error(JSON.stringify({ level: "error", requestId: requestIdValue, path, error: name, message }));
 }
 
-/** Builds the application from route specs; shared by the Worker entry and tests. */
+/** Runs a route's handler on its validated input and renders what it returns. */
+function handle(route: RouteSpec) {
+  return async (c: Context<AppEnv>) => {
+    const input = c.var.input;
+    if (route.response.status) c.status(route.response.status);
+    const reply = await route.handler(c, { params: input.param ?? {}, query: input.query ?? {}, body: input.json });
+    return reply instanceof Response ? reply : c.json(reply as object);
+  };
+}
+
+/**
+ * Builds the application from route specs; shared by the Worker entry and tests. The API
+ * description covers exactly these routes (the admin API excluded).
+ */
 export function newApp(routes: readonly RouteSpec[]): Hono<AppEnv> {
-  const app = new Hono<AppEnv>();
+  // Not strict: `/v1/usage/` is `/v1/usage`, never a self-contradicting 405.
+  const app = new Hono<AppEnv>({ strict: false });
   const methods = new MethodTable(routes);
+  const description = new ApiDescription(routes);
 
   app.use(requestId);
+  app.use(async (c, next) => {
+    c.set("input", {});
+    c.set("apiDescription", description);
+    await next();
+  });
   app.use(configure);
   app.use(originAuth);
   app.use(noCredentialsInQuery);
@@ -38,35 +59,27 @@ export function newApp(routes: readonly RouteSpec[]): Hono<AppEnv> {
       ...(route.query ? [validate("query", route.query)] : []),
       ...(route.body ? [validate("json", route.body)] : []),
     ];
-    app.on(route.method.toUpperCase(), paths, ...chain, (c: Context<AppEnv>) =>
-      route.handler(c, {
-        params: route.params ? c.req.valid("param" as never) : {},
-        query: route.query ? c.req.valid("query" as never) : {},
-        body: route.body ? c.req.valid("json" as never) : undefined,
-      }),
-    );
+    app.on(route.method.toUpperCase(), paths, ...chain, handle(route));
   }
 
   app.all("*", (c) => {
-    // Echoed paths are bounded: a message should not grow with whatever a client sends.
-    const shownPath = c.req.path.length > 120 ? `${c.req.path.slice(0, 120)}…` : c.req.path;
     const emptyParam = methods.emptyParamOf(c.req.path);
     if (emptyParam && (c.req.method === "GET" || c.req.method === "HEAD")) {
       throw new ApiError("missing_symbol", `The path parameter '${emptyParam}' is required.`);
     }
-    const allow = methods.allowFor(c.req.path);
+    const allow = methods.allowFor(c.req.path, c.get("config").ADMIN_TOKEN !== undefined);
     if (allow) {
-      throw new ApiError("method_not_allowed", `Method ${c.req.method} is not allowed on ${shownPath}; allowed: ${allow}.`, {
+      throw new ApiError("method_not_allowed", `Method ${c.req.method} is not allowed here; allowed: ${allow}.`, {
         headers: { Allow: allow },
       });
     }
-    throw new ApiError("not_found", `No endpoint at ${shownPath}.`);
+    throw noEndpoint(c.req.path);
   });
 
   app.onError((err, c) => {
     if (err instanceof ApiError) return errorResponse(c, err);
-    // Hono raises these for unparseable bodies (e.g. malformed JSON).
-    if (err instanceof HTTPException && err.status < 500) {
+    // Hono's validator raises a 400 for a body that is not JSON; anything else of Hono's is ours to fix.
+    if (err instanceof HTTPException && err.status === 400) {
       return errorResponse(c, new ApiError("invalid_body", "The request body could not be parsed as JSON."));
     }
     logFailure(c.get("requestId") ?? "", c.req.path, err);

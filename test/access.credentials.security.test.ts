@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { generateApiKey } from "../src/auth/api-key";
+import { generateApiKey } from "../src/access/api-key";
 import { bearer, newAccount } from "./support/accounts";
 import { probeCall } from "./support/probe-app";
 import { call, callWith, expectError } from "./support/worker";
@@ -84,6 +84,31 @@ describe("credentials", () => {
     }
   });
 
+  it("finds credentials anywhere in the URL, in any case, and never echoes them", async () => {
+    const key = generateApiKey();
+    const session = "ods_sess_5b2d6f0c9a8e4f1d";
+    const retired = `odk_live_${key.slice(9)}`;
+    const urls = [
+      `/v1/test/ok?${key}`,
+      `/v1/test/ok?${key}=1`,
+      `/v1/test/ok?note=prefix-${session}`,
+      `/v1/test/ok?symbol=${retired}`,
+      `/v1/test/ok?API_KEY=x`,
+      `/v1/test/ok?Authorization=Bearer%20x`,
+      `/v1/test/ok?Token=x`,
+      `/v1/test/ok?x=${key.toUpperCase()}`,
+      `/${key}`,
+      `/v1/quotes/${key}`,
+      `/v1/${encodeURIComponent(session)}/x`,
+    ];
+    for (const url of urls) {
+      const res = await probeCall(url);
+      const body = await expectError(res, 400, "credentials_in_query");
+      expect(JSON.stringify(body), url).not.toMatch(/ods_live_|ods_sess_|odk_/i);
+      expectNoRateHeaders(res);
+    }
+  });
+
   it("locks an address out after repeated failures: 429 too_many_auth_failures with Retry-After", async () => {
     const ip = "203.0.113.77";
     const { keys } = await newAccount();
@@ -97,23 +122,29 @@ describe("credentials", () => {
     await expectError(locked, 429, "too_many_auth_failures");
     expect(Number(locked.headers.get("Retry-After"))).toBeGreaterThan(0);
     expectNoRateHeaders(locked);
-    // Even a valid key is refused from the locked address; other addresses are unaffected.
-    await expectError(await probeCall("/v1/auth/verify", bearer(keys[0]!.key, { "CF-Connecting-IP": ip })), 429, "too_many_auth_failures");
-    expect((await probeCall("/v1/auth/verify", bearer(keys[0]!.key, { "CF-Connecting-IP": "203.0.113.78" }))).status).toBe(200);
+    // One rule on every isolate: a valid key passes, every failure is refused; other addresses are unaffected.
+    expect((await probeCall("/v1/auth/verify", bearer(keys[0]!.key, { "CF-Connecting-IP": ip }))).status).toBe(200);
+    await expectError(await call("/v1/auth/verify", bearer(generateApiKey(), { "CF-Connecting-IP": ip })), 429, "too_many_auth_failures");
+    await expectError(await call("/v1/auth/verify", { headers: { "CF-Connecting-IP": ip } }), 429, "too_many_auth_failures");
+    expect((await probeCall("/v1/auth/verify", bearer(generateApiKey(), { "CF-Connecting-IP": "203.0.113.78" }))).status).toBe(401);
   });
 });
 
 describe("origin authentication", () => {
-  const secrets = { ORIGIN_AUTH_SECRETS: "first-secret-value, second-secret-value" };
+  const secrets = { ORIGIN_AUTH_SECRETS: "first-secret-value-0123456789abcdef, second-secret-value-0123456789abcdef" };
 
   it("answers 403 origin_forbidden without a matching X-Origin-Auth, on public and protected routes", async () => {
     for (const path of ["/health", "/v1/auth/verify", "/nope"]) {
       const none = await callWith(secrets, path);
       await expectError(none, 403, "origin_forbidden");
       expectNoRateHeaders(none);
-      await expectError(await callWith(secrets, path, { headers: { "X-Origin-Auth": "first-secret-valuE" } }), 403, "origin_forbidden");
       await expectError(
-        await callWith(secrets, path, { headers: { "X-Origin-Auth": "first-secret-value-longer" } }),
+        await callWith(secrets, path, { headers: { "X-Origin-Auth": "first-secret-value-0123456789abcdeF" } }),
+        403,
+        "origin_forbidden",
+      );
+      await expectError(
+        await callWith(secrets, path, { headers: { "X-Origin-Auth": "first-secret-value-0123456789abcdef-longer" } }),
         403,
         "origin_forbidden",
       );
@@ -121,13 +152,15 @@ describe("origin authentication", () => {
   });
 
   it("accepts every secret of the rotation list", async () => {
-    for (const secret of ["first-secret-value", "second-secret-value"]) {
+    for (const secret of ["first-secret-value-0123456789abcdef", "second-secret-value-0123456789abcdef"]) {
       expect((await callWith(secrets, "/health", { headers: { "X-Origin-Auth": secret } })).status).toBe(200);
     }
   });
 
-  it("is off when no secret is configured", async () => {
-    expect((await call("/health")).status).toBe(200);
+  it("is off when no secret is configured, also for a blank or empty list", async () => {
+    for (const ORIGIN_AUTH_SECRETS of ["", "  ", " , ,"]) {
+      expect((await callWith({ ORIGIN_AUTH_SECRETS }, "/health")).status, JSON.stringify(ORIGIN_AUTH_SECRETS)).toBe(200);
+    }
   });
 });
 

@@ -1,31 +1,16 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { hashApiKey } from "../src/auth/api-key";
+import { hashApiKey } from "../src/access/api-key";
 import { database, useNeonEndpoint } from "../src/db/client";
 import { apiKeys } from "../src/db/schema";
 import { evaluateEntitlement, PAST_DUE_GRACE_DAYS, type EntitlementSnapshot } from "../src/domain/entitlement";
 import { admin, bearer, newAccount } from "./support/accounts";
 import { probeCall } from "./support/probe-app";
+import { usageRoute } from "../src/routes/account/usage";
+import { verifyRoute } from "../src/routes/account/verify";
+import { contractBody } from "./support/contract";
+import { etToday } from "./support/market-db";
 import { expectError, testEnv } from "./support/worker";
-
-type Verify = {
-  key_id: number;
-  key_prefix: string;
-  status: string;
-  plan: string | null;
-  subscription_status: string | null;
-  entitled: boolean;
-  entitlement_reason: string;
-};
-type Usage = {
-  plan: string | null;
-  subscription_status: string | null;
-  entitled: boolean;
-  date: string;
-  rate_limit: { requests_per_minute: number } | null;
-  concurrency: { max: number } | null;
-  requests: { today: number; reset_at: string; reset_unix: number } | null;
-};
 
 const noRateHeaders = (res: Response) => expect(res.headers.get("X-RateLimit-Limit")).toBeNull();
 
@@ -98,7 +83,8 @@ describe("entitlement rules", () => {
     trialEnd: null,
     currentPeriodEnd: null,
     updatedAt: null,
-    revokedKeyIds: [],
+    activeKeyIds: [],
+    version: 1,
   };
 
   it("keeps past_due accounts entitled through the grace period only", () => {
@@ -129,8 +115,7 @@ describe("/v1/auth/verify and /v1/usage need only a valid key", () => {
   it("verify reports the key and the entitlement, entitled or not", async () => {
     const entitled = await newAccount({ status: "active" });
     const res = await probeCall("/v1/auth/verify", bearer(entitled.keys[0]!.key));
-    expect(res.status).toBe(200);
-    expect(await res.json<Verify>()).toEqual({
+    expect(await contractBody(verifyRoute, res)).toEqual({
       key_id: entitled.keys[0]!.id,
       key_prefix: entitled.keys[0]!.key.slice(0, 16),
       status: "authenticated",
@@ -140,7 +125,7 @@ describe("/v1/auth/verify and /v1/usage need only a valid key", () => {
       entitlement_reason: "",
     });
     const canceled = await newAccount({ status: "canceled" });
-    const body = await (await probeCall("/v1/auth/verify", bearer(canceled.keys[0]!.key))).json<Verify>();
+    const body = await contractBody(verifyRoute, await probeCall("/v1/auth/verify", bearer(canceled.keys[0]!.key)));
     expect(body).toMatchObject({
       plan: "basic",
       subscription_status: "canceled",
@@ -148,7 +133,7 @@ describe("/v1/auth/verify and /v1/usage need only a valid key", () => {
       entitlement_reason: "subscription_inactive",
     });
     const none = await newAccount({ status: "none" });
-    expect(await (await probeCall("/v1/auth/verify", bearer(none.keys[0]!.key))).json<Verify>()).toMatchObject({
+    expect(await contractBody(verifyRoute, await probeCall("/v1/auth/verify", bearer(none.keys[0]!.key)))).toMatchObject({
       plan: null,
       subscription_status: null,
       entitled: false,
@@ -162,9 +147,8 @@ describe("/v1/auth/verify and /v1/usage need only a valid key", () => {
     await probeCall("/v1/test/ok", auth);
     await probeCall("/v1/test/ok", auth);
     const res = await probeCall("/v1/usage", auth);
-    const usage = await res.json<Usage>();
-    const etToday = new Intl.DateTimeFormat("en-CA", { timeZone: "America/New_York" }).format(new Date());
-    expect(usage).toMatchObject({ plan: "basic", subscription_status: "active", entitled: true, date: etToday });
+    const usage = await contractBody(usageRoute, res);
+    expect(usage).toMatchObject({ plan: "basic", subscription_status: "active", entitled: true, date: etToday() });
     expect(usage.rate_limit).toEqual({ requests_per_minute: 300 });
     expect(usage.concurrency).toEqual({ max: 5 });
     expect(usage.requests?.today).toBe(3);
@@ -183,7 +167,7 @@ describe("/v1/auth/verify and /v1/usage need only a valid key", () => {
 
   it("usage has null limits without an active plan", async () => {
     const { keys } = await newAccount({ status: "canceled" });
-    const usage = await (await probeCall("/v1/usage", bearer(keys[0]!.key))).json<Usage>();
+    const usage = await contractBody(usageRoute, await probeCall("/v1/usage", bearer(keys[0]!.key)));
     expect(usage).toMatchObject({ entitled: false, rate_limit: null, concurrency: null, requests: null, subscription_status: "canceled" });
   });
 });

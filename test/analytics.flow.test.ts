@@ -1,5 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { classifyFill, sentimentOf } from "../src/analytics/flow";
+import {
+  BLOCK_MIN_CONTRACTS,
+  BLOCK_MIN_PREMIUM,
+  classifyFill,
+  CLUSTER_GAP_MS,
+  executionTypes,
+  isOpening,
+  otmPercent,
+  premiumOf,
+  sentimentOf,
+  signedPremium,
+  type ExecutionInput,
+} from "../src/analytics/flow";
 import vectors from "./fixtures/published-vectors.json";
 
 type Row = { contract: string; price: number; bid: number; ask: number; side: string; uw_sentiment: string };
@@ -31,5 +43,103 @@ describe("flow fill side and sentiment against the reference trades", () => {
     expect(classifyFill(0.9, 1.0, 1.2)).toBe("bid");
     expect(sentimentOf("put", "bid")).toBe("bullish");
     expect(sentimentOf("call", "mid")).toBe("neutral");
+  });
+});
+
+describe("flow print measures", () => {
+  it("prices premium as price × size × 100 to the cent", () => {
+    expect(premiumOf(2.4, 1)).toBe(240);
+    expect(premiumOf(0.07, 3)).toBe(21);
+    // The sample's largest print: 22,849 VIX contracts at 0.52 (condition 106).
+    expect(premiumOf(0.52, 22_849)).toBe(1_188_148);
+    expect(premiumOf(1.5, 2, 10)).toBe(30);
+  });
+
+  it("signs moneyness: positive out of the money, negative in the money", () => {
+    expect(otmPercent("call", 110, 100)).toBe(10);
+    expect(otmPercent("call", 90, 100)).toBe(-10);
+    expect(otmPercent("put", 90, 100)).toBe(10);
+    expect(otmPercent("put", 110, 100)).toBe(-10);
+    // VIX 2016-06-08 12.5 call with the index at 14.75 (first print of the Cboe sample): in the money.
+    expect(otmPercent("call", 12.5, 14.75)).toBe(-15.2542);
+    expect(otmPercent("call", 12.5, null)).toBeNull();
+    expect(otmPercent("put", 12.5, 0)).toBeNull();
+  });
+
+  it("flags opening prints by size above open interest, unknown without it", () => {
+    expect(isOpening(100, 50)).toBe(true);
+    expect(isOpening(50, 50)).toBe(false);
+    expect(isOpening(1, 0)).toBe(true);
+    expect(isOpening(10, null)).toBeNull();
+  });
+
+  it("keeps complex and canceled prints out of sentiment and net premium", () => {
+    expect(sentimentOf("call", "ask", "complex")).toBe("neutral");
+    expect(sentimentOf("put", "bid", "canceled")).toBe("neutral");
+    expect(sentimentOf("put", "bid", "regular")).toBe("bullish");
+    expect(signedPremium("ask", "regular", 1500)).toBe(1500);
+    expect(signedPremium("bid", "regular", 1000)).toBe(-1000);
+    expect(signedPremium("mid", "regular", 1000)).toBe(0);
+    expect(signedPremium("unknown", "regular", 1000)).toBe(0);
+    expect(signedPremium("ask", "complex", 1500)).toBe(0);
+    expect(signedPremium("bid", "canceled", 1500)).toBe(0);
+  });
+});
+
+describe("execution type", () => {
+  const T0 = Date.parse("2016-06-01T15:21:33.600Z");
+  const print = (over: Partial<ExecutionInput> = {}): ExecutionInput => ({
+    contract: "VIX160720C00026000",
+    at: T0,
+    exchange: 5,
+    side: "ask",
+    size: 10,
+    premium: 600,
+    printClass: "regular",
+    ...over,
+  });
+
+  it("calls fills of one contract and side on several venues within the window a sweep", () => {
+    expect(executionTypes([print(), print({ at: T0 + 200, exchange: 6 })])).toEqual(["sweep", "sweep"]);
+    // Chained fills: each within 500 ms of the previous one, 800 ms end to end.
+    expect(executionTypes([print(), print({ at: T0 + 400 }), print({ at: T0 + 800, exchange: 6 })])).toEqual(["sweep", "sweep", "sweep"]);
+  });
+
+  it("calls same-venue clusters splits, even when a fill is block-sized", () => {
+    expect(executionTypes([print(), print({ at: T0 + 125, size: 7000, premium: 420_000 })])).toEqual(["split", "split"]);
+    expect(executionTypes([print({ exchange: null }), print({ exchange: null })])).toEqual(["split", "split"]);
+  });
+
+  it("calls a lone print at or above 500 contracts or $1M a block, and any other lone print a split", () => {
+    expect(BLOCK_MIN_CONTRACTS).toBe(500);
+    expect(BLOCK_MIN_PREMIUM).toBe(1_000_000);
+    expect(CLUSTER_GAP_MS).toBe(500);
+    expect(executionTypes([print({ size: 500, premium: 30_000 })])).toEqual(["block"]);
+    expect(executionTypes([print({ size: 20, premium: 1_000_000 })])).toEqual(["block"]);
+    expect(executionTypes([print({ size: 499, premium: 999_999.99 })])).toEqual(["split"]);
+    expect(executionTypes([print({ size: 1 })])).toEqual(["split"]);
+  });
+
+  it("splits clusters by time gap, side, contract and print class", () => {
+    const lone = (ps: ExecutionInput[]) => executionTypes(ps.map((p) => ({ ...p, size: 600 })));
+    expect(lone([print(), print({ at: T0 + 501, exchange: 6 })])).toEqual(["block", "block"]);
+    expect(lone([print(), print({ side: "bid", exchange: 6 })])).toEqual(["block", "block"]);
+    expect(lone([print(), print({ contract: "VIX160720P00026000", exchange: 6 })])).toEqual(["block", "block"]);
+    expect(lone([print(), print({ printClass: "complex", exchange: 6 })])).toEqual(["block", "block"]);
+  });
+
+  it("takes a feed's ISO flag as a sweep on its own", () => {
+    expect(executionTypes([print({ iso: true })])).toEqual(["sweep"]);
+  });
+
+  it("answers in input order whatever the order of the prints", () => {
+    const prints = [
+      print({ at: T0 + 5000, size: 800 }),
+      print({ at: T0 + 100, exchange: 6 }),
+      print({ contract: "X", at: T0 }),
+      print({ at: T0 }),
+    ];
+    expect(executionTypes(prints)).toEqual(["block", "sweep", "split", "sweep"]);
+    expect(executionTypes([...prints].reverse())).toEqual(["sweep", "split", "sweep", "block"]);
   });
 });

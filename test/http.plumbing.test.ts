@@ -4,23 +4,17 @@ import { z } from "zod";
 import { newApp } from "../src/app";
 import { database } from "../src/db/client";
 import { defineRoute } from "../src/http/route";
-import { routes } from "../src/routes";
 import { bearer, newAccount } from "./support/accounts";
+import { probe } from "./support/probe-app";
+import { sampleRequests } from "./support/sample-requests";
 import { call, callWith, expectError, testEnv } from "./support/worker";
 import { createExecutionContext } from "cloudflare:test";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** Every GET route with concrete parameters, and whether it needs a key. */
-const SAMPLE: Record<string, string> = { symbol: "SPY", optionSymbol: "SPXW220218C04500000", name: "demo" };
-const REQUIRED_QUERY: Record<string, string> = { "/v1/options/quotes": "?symbols=SPXW220218C04500000" };
-const getRoutes = routes
-  .filter((r) => r.method === "get" && r.access !== "admin")
-  .flatMap((r) =>
-    [r.path, ...(r.aliases ?? [])].map((p) => ({
-      path: p.replace(/\{(\w+)\}/g, (_, n: string) => SAMPLE[n] ?? "x") + (REQUIRED_QUERY[p] ?? ""),
-      keyed: r.access !== "public",
-    })),
-  );
+/** Every GET route's sample request (and its aliases' too), and whether it needs a key. */
+const getRoutes = sampleRequests((r) => r.method === "get").flatMap(({ route, path }) =>
+  [route.path, ...(route.aliases ?? [])].map((p) => ({ path: p === route.path ? path : p, keyed: route.access !== "public" })),
+);
 
 describe("request IDs", () => {
   it("echoes a client-supplied UUID on success and in error bodies", async () => {
@@ -103,7 +97,7 @@ describe("failures never leak internals", () => {
       summary: "throws",
       tags: [],
       access: "public",
-      responses: {},
+      response: { description: "test" },
       handler: () => {
         throw new Error("select key_hash from api_keys where id = 7 -- at handler (src/x.ts:1:1)");
       },
@@ -116,20 +110,15 @@ describe("failures never leak internals", () => {
   });
 
   it("turns a database error from the real driver into 500 without SQL text", async () => {
-    const failing = defineRoute({
-      method: "get",
-      path: "/bad-sql",
-      operationId: "badSql",
-      summary: "bad SQL",
-      tags: [],
-      access: "public",
-      query: z.object({}),
-      responses: {},
-      handler: async () => {
+    const failing = probe(
+      "/bad-sql",
+      async () => {
         await database(testEnv.MARKET_DATABASE_URL).execute(sql`select secret_column from no_such_table`);
         return new Response("unreachable");
       },
-    });
+      z.object({}),
+      "public",
+    );
     const app = newApp([failing]);
     const res = await app.fetch(new Request("https://api.test/bad-sql"), testEnv, createExecutionContext());
     const body = await expectError(res, 500, "internal_error");

@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { ACCOUNT_QUOTA, gcra } from "../src/limits/gcra";
+import { STANDARD_LIMITS } from "../src/domain/plans";
+import { gcra, perMinuteQuota } from "../src/limits/gcra";
+
+const ACCOUNT_QUOTA = perMinuteQuota(STANDARD_LIMITS.requestsPerMinute);
 
 /**
  * The golden table of throttled/throttled rate_test.go (TestRateLimit): limit 5, one request per

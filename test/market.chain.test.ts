@@ -1,34 +1,17 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { bearer, newAccount } from "./support/accounts";
 import { addDays, bumpMarketVersion, createTestUnderlying, daysBetween, etToday, marketSql } from "./support/market-db";
+import { chainRoute, type Chain } from "../src/routes/quotes-and-options/chain";
+import { expirationsRoute } from "../src/routes/quotes-and-options/expirations";
+import type { OptionQuote as Contract } from "../src/routes/quotes-and-options/option-contract";
+import { contractBody } from "./support/contract";
 import { call, expectError } from "./support/worker";
-
-type Contract = {
-  optionSymbol: string;
-  expiration: string;
-  strike: number;
-  side: string;
-  delta: number | null;
-  openInterest: number | null;
-  volume: number | null;
-  dte: number;
-  underlyingPrice: number | null;
-};
-type Chain = {
-  symbol: string;
-  underlyingPrice: number;
-  asOf: string | null;
-  truncated: boolean;
-  nextCursor: string | null;
-  contracts: Contract[];
-};
 
 let auth: RequestInit;
 const get = (path: string) => call(path, auth);
 const chain = async (query: string, symbol = "SPY") => {
   const res = await get(`/v1/chain/${symbol}${query ? `?${query}` : ""}`);
-  expect(res.status, await res.clone().text()).toBe(200);
-  return { res, body: await res.json<Chain>() };
+  return { res, body: await contractBody(chainRoute, res) };
 };
 
 const order = (c: Contract) => [c.expiration, c.strike.toFixed(3).padStart(12, "0"), c.side].join("|");
@@ -66,6 +49,13 @@ describe("GET /v1/chain/{symbol}", () => {
     expect(body.contracts).toHaveLength(250);
     expect(body.truncated).toBe(true);
     expect(body.nextCursor).toEqual(expect.any(String));
+  });
+
+  it("clamps any larger limit instead of refusing it", async () => {
+    const { res, body } = await chain("limit=100000000000&maxDte=365");
+    expect(res.headers.get("X-Limit-Clamped")).toBe("true");
+    expect(body.contracts).toHaveLength(250);
+    await expectError(await get("/v1/chain/SPY?limit=0"), 400, "invalid_parameter");
   });
 
   it("does not clamp a limit within the plan", async () => {
@@ -129,9 +119,9 @@ describe("GET /v1/chain/{symbol}", () => {
     const { body } = await chain("limit=10");
     const cursor = body.nextCursor!;
     const [payload, mac] = cursor.split(".");
-    const forgedPayload = btoa(JSON.stringify([["2099-01-01", 1, "call", "SPY"], 1, "x"])).replace(/=+$/, "");
-    for (const bad of [`${forgedPayload}.${mac}`, `${payload}.${mac!.slice(0, -2)}AA`, "garbage", `${payload}.${mac}.x`, "", "%%%"]) {
-      if (bad === "") continue;
+    // The real cursor's shape with another position, signed with the real cursor's MAC.
+    const forgedPayload = btoa(JSON.stringify([[["2099-01-01", 1, "call", "SPY"], 1], "x"])).replace(/=+$/, "");
+    for (const bad of [`${forgedPayload}.${mac}`, `${payload}.${mac!.slice(0, -2)}AA`, "garbage", `${payload}.${mac}.x`, "%%%"]) {
       await expectError(await get(`/v1/chain/SPY?limit=10&cursor=${encodeURIComponent(bad)}`), 400, "invalid_parameter");
     }
     // A cursor continues only the query it came from.
@@ -141,12 +131,14 @@ describe("GET /v1/chain/{symbol}", () => {
 
   it("filters by side, strike range, expiration, open interest and volume (with aliases)", async () => {
     const puts = (await chain("side=put&limit=250")).body.contracts;
+    expect(puts.length).toBeGreaterThan(0);
     expect(puts.every((c) => c.side === "put")).toBe(true);
     const strikes = (await chain("strikeMin=580&strikeMax=600&limit=250")).body.contracts;
     expect(strikes.length).toBeGreaterThan(0);
     expect(strikes.every((c) => c.strike >= 580 && c.strike <= 600)).toBe(true);
     const exp = puts[0]!.expiration;
     const one = (await chain(`expiration=${exp}&limit=250`)).body.contracts;
+    expect(new Set(one.map((c) => c.side))).toEqual(new Set(["call", "put"]));
     expect(one.every((c) => c.expiration === exp)).toBe(true);
     for (const [name, field] of [
       ["minOI", "openInterest"],
@@ -218,12 +210,9 @@ describe("GET /v1/chain/{symbol}", () => {
 });
 
 describe("GET /v1/expirations/{symbol}", () => {
-  type Schedule = { symbol: string; asOf: string | null; expirations: { expiration: string; dte: number }[] };
-
   it("lists expirations chronologically within 0-365 DTE by default", async () => {
     const res = await get("/v1/expirations/SPY");
-    expect(res.status).toBe(200);
-    const body = await res.json<Schedule>();
+    const body = await contractBody(expirationsRoute, res);
     const today = etToday();
     const stored = await marketSql().query(
       "select distinct expiration::text as e from option_quotes where underlying = 'SPY' and expiration between $1::date and $2::date order by 1",
@@ -235,12 +224,15 @@ describe("GET /v1/expirations/{symbol}", () => {
   });
 
   it("filters with minDte/dteMin and maxDte/dteMax (0 means unset)", async () => {
-    const window = async (q: string) => (await (await get(`/v1/expirations/SPY?${q}`)).json<Schedule>()).expirations.map((e) => e.dte);
+    const window = async (q: string) =>
+      (await contractBody(expirationsRoute, await get(`/v1/expirations/SPY?${q}`))).expirations.map((e) => e.dte);
     const w = await window("minDte=7&maxDte=40");
     expect(w.length).toBeGreaterThan(0);
     expect(w.every((d) => d >= 7 && d <= 40)).toBe(true);
     expect(await window("dteMin=7&dteMax=40")).toEqual(w);
     expect(await window("maxDte=0")).toEqual(await window("maxDte=365"));
+    // A window past the default maximum is empty, not an error; only an explicit inverted window is.
+    expect(await window("minDte=400")).toEqual([]);
     await expectError(await get("/v1/expirations/SPY?minDte=40&maxDte=7"), 400, "invalid_range");
     await expectError(await get("/v1/expirations/SPY?minDte=x"), 400, "invalid_parameter");
   });
@@ -248,7 +240,8 @@ describe("GET /v1/expirations/{symbol}", () => {
   it("sees a new load at once (the cache is keyed by snapshot version)", async () => {
     const today = etToday();
     await createTestUnderlying("EXPT", 20, [addDays(today, 3), addDays(today, 10)], [20]);
-    const schedule = async () => (await (await get("/v1/expirations/EXPT")).json<Schedule>()).expirations.map((e) => e.expiration);
+    const schedule = async () =>
+      (await contractBody(expirationsRoute, await get("/v1/expirations/EXPT"))).expirations.map((e) => e.expiration);
     const before = await schedule();
     expect(before).toEqual([addDays(today, 3), addDays(today, 10)]);
     const fresh = addDays(today, 200);

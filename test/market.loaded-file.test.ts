@@ -2,23 +2,11 @@ import { parse } from "csv-parse/sync";
 import { beforeAll, describe, expect, it } from "vitest";
 import excerpt from "./fixtures/cboe/SPX_2022-02-04_excerpt.csv?raw";
 import { bearer, newAccount } from "./support/accounts";
+import type { OptionQuote } from "../src/routes/quotes-and-options/option-contract";
+import { batchQuotesRoute } from "../src/routes/quotes-and-options/batch-quotes";
+import { chainRoute } from "../src/routes/quotes-and-options/chain";
+import { contractBody } from "./support/contract";
 import { call } from "./support/worker";
-
-type Quote = {
-  optionSymbol: string;
-  underlying: string;
-  expiration: string;
-  strike: number;
-  side: string;
-  bid: number;
-  ask: number;
-  openInterest: number;
-  volume: number;
-  last: number;
-  delta: number | null;
-  iv: number | null;
-  underlyingPrice: number;
-};
 
 /** The file's rows as Cboe printed them, read independently of the loader. */
 /** One side of a quote-table row: the symbol column, then Last Sale, Net, Bid, Ask, Volume, IV, Delta, Gamma, Open Interest. */
@@ -49,7 +37,7 @@ describe("data loaded from a real Cboe file, served by the API", () => {
     for (let i = 0; i < rows.length; i += 20) {
       const batch = rows.slice(i, i + 20);
       const res = await call(`/v1/options/quotes?symbols=${batch.map((r) => r.symbol).join(",")}`, auth);
-      const body = await res.json<{ quotes: Quote[]; missing: string[] }>();
+      const body = await contractBody(batchQuotesRoute, res);
       expect(body.missing).toEqual([]);
       for (const r of batch) {
         const q = body.quotes.find((x) => x.optionSymbol === r.symbol)!;
@@ -70,7 +58,7 @@ describe("data loaded from a real Cboe file, served by the API", () => {
 
   it("lists both the AM (SPX) and PM (SPXW) roots of an expiration in the chain, in order", async () => {
     const res = await call("/v1/chain/SPX?expiration=2022-02-18&limit=250", auth);
-    const body = await res.json<{ contracts: Quote[]; underlyingPrice: number }>();
+    const body = await contractBody(chainRoute, res);
     const symbols = body.contracts.map((c) => c.optionSymbol);
     expect(symbols).toEqual(expect.arrayContaining(["SPX220218C04500000", "SPXW220218C04500000", "SPX220218P04500000"]));
     expect(symbols.filter((s) => s.endsWith("C04500000"))).toEqual(["SPX220218C04500000", "SPXW220218C04500000"]);
@@ -87,7 +75,7 @@ describe("data loaded from a real Cboe file, served by the API", () => {
       (r) => r.iv > 0.05 && r.iv < 1 && Math.abs(r.delta) >= 0.05 && Math.abs(r.delta) <= 0.95 && !r.symbol.includes("220207"),
     );
     expect(sane.length).toBeGreaterThanOrEqual(15);
-    const quotes: Quote[] = [];
+    const quotes: OptionQuote[] = [];
     for (let i = 0; i < sane.length; i += 20) {
       const res = await call(
         `/v1/options/quotes?symbols=${sane
@@ -96,7 +84,7 @@ describe("data loaded from a real Cboe file, served by the API", () => {
           .join(",")}`,
         auth,
       );
-      quotes.push(...(await res.json<{ quotes: Quote[] }>()).quotes);
+      quotes.push(...(await contractBody(batchQuotesRoute, res)).quotes);
     }
     let worst = 0;
     for (const r of sane) {

@@ -1,17 +1,11 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { bearer, newAccount } from "./support/accounts";
 import { addDays, daysBetween, etToday, marketSql } from "./support/market-db";
+import { usageRoute } from "../src/routes/account/usage";
+import { batchQuotesRoute } from "../src/routes/quotes-and-options/batch-quotes";
+import { optionQuoteRoute } from "../src/routes/quotes-and-options/option-quote";
+import { contractBody } from "./support/contract";
 import { call, expectError } from "./support/worker";
-
-type Quote = Record<string, unknown> & {
-  optionSymbol: string;
-  bid: number | null;
-  ask: number | null;
-  mid: number | null;
-  spreadPercent: number | null;
-  iv: number | null;
-  dte: number;
-};
 
 let auth: RequestInit;
 const get = (path: string, init: RequestInit = {}) =>
@@ -65,7 +59,7 @@ describe("GET /v1/options/quotes/{optionSymbol}", () => {
     );
     const res = await get(`/v1/options/quotes/${db!.option_symbol}`);
     expect(res.status).toBe(200);
-    const q = await res.json<Quote>();
+    const q = await contractBody(optionQuoteRoute, res);
     expect(q).toMatchObject({
       optionSymbol: db!.option_symbol,
       underlying: "AAPL",
@@ -116,19 +110,19 @@ describe("GET /v1/options/quotes/{optionSymbol}", () => {
     const [db] = await marketSql().query("select option_symbol, root from option_quotes where underlying = 'SPY' limit 1");
     const padded = db!.root.padEnd(6, " ") + (db!.option_symbol as string).slice((db!.root as string).length);
     expect(padded).toHaveLength(21);
-    const q = await (await get(`/v1/options/quotes/${encodeURIComponent(padded)}`)).json<Quote>();
+    const q = await contractBody(optionQuoteRoute, await get(`/v1/options/quotes/${encodeURIComponent(padded)}`));
     expect(q.optionSymbol).toBe(db!.option_symbol);
   });
 
   it("applies the field rules: inverted market, missing bid, zero DTE, deep in the money", async () => {
-    const inverted = await (await get(`/v1/options/quotes/${FIELD.inverted}`)).json<Quote>();
+    const inverted = await contractBody(optionQuoteRoute, await get(`/v1/options/quotes/${FIELD.inverted}`));
     expect(inverted).toMatchObject({ bid: 1.2, ask: 1.0, mid: 1.1, spreadPercent: null, iv: 30 });
-    const noBid = await (await get(`/v1/options/quotes/${FIELD.noBid}`)).json<Quote>();
+    const noBid = await contractBody(optionQuoteRoute, await get(`/v1/options/quotes/${FIELD.noBid}`));
     expect(noBid).toMatchObject({ bid: null, ask: 0.35, mid: null, spreadPercent: null, iv: null, delta: null });
-    const zero = await (await get(`/v1/options/quotes/${FIELD.zeroDte}`)).json<Quote>();
+    const zero = await contractBody(optionQuoteRoute, await get(`/v1/options/quotes/${FIELD.zeroDte}`));
     expect(zero).toMatchObject({ dte: 0, mid: 0.075, iv: 45, delta: -0.2 });
     expect(zero.spreadPercent).toBeCloseTo(66.6667, 3);
-    const deep = await (await get(`/v1/options/quotes/${FIELD.deepItm}`)).json<Quote>();
+    const deep = await contractBody(optionQuoteRoute, await get(`/v1/options/quotes/${FIELD.deepItm}`));
     expect(deep).toMatchObject({ dte: 30, mid: 42, delta: 1, iv: null });
     expect(deep.spreadPercent).toBeCloseTo((0.2 / 42) * 100, 4);
   });
@@ -150,12 +144,13 @@ describe("GET /v1/options/quotes?symbols=", () => {
     const [a, b, c] = rows.map((r) => r.option_symbol as string);
     const paddedA = rows[0]!.root.padEnd(6, " ") + a!.slice((rows[0]!.root as string).length);
     const unknown = "QQQ200117C00100000";
-    const before = await get("/v1/options/quotes?symbols=" + a);
-    const remaining = Number(before.headers.get("X-RateLimit-Remaining"));
+    // The ET-day count, not X-RateLimit-Remaining: the bucket may refill a token between two calls.
+    const today = async () => (await contractBody(usageRoute, await get("/v1/usage"))).requests!.today;
+    const before = await today();
     const res = await get(`/v1/options/quotes?symbols=${[a, b, c, a, encodeURIComponent(paddedA), unknown].join(",")}`);
     expect(res.status).toBe(200);
-    expect(Number(res.headers.get("X-RateLimit-Remaining"))).toBe(remaining - 1);
-    const body = await res.json<{ quotes: Quote[]; missing: string[] }>();
+    expect(await today()).toBe(before + 2);
+    const body = await contractBody(batchQuotesRoute, res);
     expect(body.quotes.map((q) => q.optionSymbol).sort()).toEqual([a, b, c].sort());
     expect(body.missing).toEqual([unknown]);
   });
@@ -164,7 +159,7 @@ describe("GET /v1/options/quotes?symbols=", () => {
     const rows = await marketSql().query("select option_symbol from option_quotes where underlying = 'SPY' limit 21");
     const symbols = rows.map((r) => r.option_symbol as string);
     const twenty = await get(`/v1/options/quotes?symbols=${symbols.slice(0, 20).join(",")}`);
-    expect((await twenty.json<{ quotes: unknown[] }>()).quotes).toHaveLength(20);
+    expect((await contractBody(batchQuotesRoute, twenty)).quotes).toHaveLength(20);
     await expectError(await get(`/v1/options/quotes?symbols=${symbols.join(",")}`), 400, "too_many_symbols");
     // Duplicates do not count twice.
     expect((await get(`/v1/options/quotes?symbols=${[...symbols.slice(0, 20), symbols[0]].join(",")}`)).status).toBe(200);

@@ -2,23 +2,24 @@ import { describe, expect, it } from "vitest";
 import { PLANS } from "../src/domain/plans";
 import { buildOpenApiDocument } from "../src/openapi/document";
 import { routes } from "../src/routes";
+import { healthRoute } from "../src/routes/meta/health";
+import { plansRoute } from "../src/routes/meta/plans";
+import { readyRoute } from "../src/routes/meta/ready";
+import { contractBody } from "./support/contract";
 import { call, callWith, testEnv } from "./support/worker";
 
 describe("/health", () => {
   it("answers ok with the service version", async () => {
-    const res = await call("/health");
-    expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ status: "ok", version: expect.stringMatching(/^\d+\.\d+\.\d+/) });
+    expect(await contractBody(healthRoute, await call("/health"))).toEqual({
+      status: "ok",
+      version: expect.stringMatching(/^\d+\.\d+\.\d+/),
+    });
   });
 });
 
 describe("/ready", () => {
-  type Readiness = { status: string; version: string; checks: Record<string, { ok: boolean; latencyMs: number; error?: string }> };
-
   it("is ready when both databases answer through the Neon protocol", async () => {
-    const res = await call("/ready");
-    expect(res.status).toBe(200);
-    const body = await res.json<Readiness>();
+    const body = await contractBody(readyRoute, await call("/ready"));
     expect(body.status).toBe("ready");
     expect(body.checks.market).toMatchObject({ ok: true });
     expect(body.checks.control).toMatchObject({ ok: true });
@@ -27,8 +28,7 @@ describe("/ready", () => {
   it("answers 503 with the same body shape when a database endpoint is down, without hanging", async () => {
     const started = Date.now();
     const res = await callWith({ MARKET_DATABASE_URL: testEnv.TEST_DEAD_DATABASE_URL }, "/ready");
-    expect(res.status).toBe(503);
-    const body = await res.json<Readiness>();
+    const body = await contractBody(readyRoute, res, 503);
     expect(body.status).toBe("not_ready");
     expect(body.checks.market).toMatchObject({ ok: false, error: expect.any(String) });
     expect(body.checks.control).toMatchObject({ ok: true });
@@ -40,8 +40,7 @@ describe("/ready", () => {
   it("reports both when both are down", async () => {
     const dead = testEnv.TEST_DEAD_DATABASE_URL;
     const res = await callWith({ MARKET_DATABASE_URL: dead, CONTROL_DATABASE_URL: dead }, "/ready");
-    expect(res.status).toBe(503);
-    const body = await res.json<Readiness>();
+    const body = await contractBody(readyRoute, res, 503);
     expect(body.checks.market?.ok).toBe(false);
     expect(body.checks.control?.ok).toBe(false);
   });
@@ -97,13 +96,13 @@ describe("/openapi.json", () => {
 describe("/public/plans", () => {
   it("lists the trial and Basic with the spec's identical limits", async () => {
     const res = await call("/public/plans");
-    expect(res.status).toBe(200);
-    const body = await res.json<{ plans: { id: string; trialDays: number | null; limits: Record<string, number> }[] }>();
+    const body = await contractBody(plansRoute, res);
     expect(body.plans.map((p) => p.id)).toEqual(["trial", "basic"]);
     expect(body.plans[0]?.trialDays).toBe(14);
     for (const plan of body.plans) {
       expect(plan.limits).toMatchObject({ requestsPerMinute: 300, concurrency: 5, maxRows: 250, historyDays: 7, activeKeys: 5 });
     }
-    expect(body).toEqual({ plans: JSON.parse(JSON.stringify(PLANS)) });
+    const listed = PLANS.filter((p) => p.listed).map(({ listed: _listed, ...plan }) => plan);
+    expect(body).toEqual({ plans: JSON.parse(JSON.stringify(listed)) });
   });
 });

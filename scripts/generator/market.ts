@@ -1,28 +1,17 @@
 import { bsm } from "../../src/analytics/black-scholes";
 import { impliedVolatility } from "../../src/analytics/implied-volatility";
 import { quoteAnalytics } from "../../src/analytics/quote-analytics";
-import { addDays, daysBetween, isWeekday, newYorkInstant, thirdFriday } from "../../src/domain/calendar";
+import { addDays, daysBetween, isSession, sessionOnOrBefore, thirdFriday } from "../../src/domain/calendar";
+import { DEFAULT_RISK_FREE_RATE, yearsToExpiry, type MarketClock } from "../../src/domain/market-clock";
 import { formatOcc } from "../../src/domain/occ";
-import type { QuoteAnalytics } from "../../src/market/option-quote";
+import { DAY_MS } from "../../src/domain/time";
+import type { OptionQuoteInput } from "../db/option-quote-row";
 import type { Random } from "./random";
 import { surfaceFor } from "./surface";
 import type { UnderlyingProfile } from "./universe";
 
-export const RISK_FREE_RATE = 0.043;
-const YEAR_MS = 365 * 86_400_000;
-const MIN_YEARS = 60_000 / YEAR_MS;
-/** Length of a regular session, 09:30-16:00 ET. */
-export const SESSION_MS = 6.5 * 3_600_000;
-
-/** Everything the loaders need about one generated contract. */
-export interface Contract extends QuoteAnalytics {
-  optionSymbol: string;
-  underlying: string;
-  root: string;
-  expiration: string;
-  strike: number;
-  side: "call" | "put";
-  settlement: "am" | "pm";
+/** One generated contract: an `option_quotes` row's content, always two-sided, plus what the history and flow need. */
+export interface Contract extends OptionQuoteInput {
   sigma: number;
   bid: number;
   ask: number;
@@ -35,51 +24,34 @@ export interface Contract extends QuoteAnalytics {
   listedOn: string;
 }
 
-export interface MarketClock {
-  sessionDate: string;
-  /** Snapshot instant: 15:45 ET on the session date. */
-  asOf: Date;
-  sessionOpen: Date;
-}
-
-export function marketClock(sessionDate: string): MarketClock {
-  return {
-    sessionDate,
-    asOf: newYorkInstant(sessionDate, 15, 45),
-    sessionOpen: newYorkInstant(sessionDate, 9, 30),
-  };
-}
-
-/** Years from `at` to the expiry instant (09:30 ET for AM settlement, 16:00 ET for PM), floored at a minute. */
-export function yearsToExpiry(expiration: string, settlement: "am" | "pm", at: Date): number {
-  const expiry = settlement === "am" ? newYorkInstant(expiration, 9, 30) : newYorkInstant(expiration, 16, 0);
-  return Math.max((expiry.getTime() - at.getTime()) / YEAR_MS, MIN_YEARS);
-}
-
-/** Listed expirations for a root, as of a session. */
+/**
+ * Listed expirations for a root, as of a session. A Friday expiration that falls on a market
+ * holiday (Good Friday, an observed Independence Day or Christmas) moves to the session before.
+ */
 export function expirationsFor(u: UnderlyingProfile, monthlyOnly: boolean, sessionDate: string): string[] {
   const out = new Set<string>();
+  const monthly = (y: number, m0: number) => out.add(sessionOnOrBefore(thirdFriday(y, m0)));
   const year = Number(sessionDate.slice(0, 4));
   const month = Number(sessionDate.slice(5, 7)) - 1;
   const months = u.activity >= 3 ? 12 : 6;
-  for (let i = 0; i <= months; i++) out.add(thirdFriday(year + Math.floor((month + i) / 12), (month + i) % 12));
+  for (let i = 0; i <= months; i++) monthly(year + Math.floor((month + i) / 12), (month + i) % 12);
   if (u.activity >= 3) {
-    out.add(thirdFriday(year + 1, 0));
-    out.add(thirdFriday(year + 2, 0));
+    monthly(year + 1, 0);
+    monthly(year + 2, 0);
   }
   if (!monthlyOnly) {
     const weeks = u.activity >= 5 ? 8 : u.activity >= 1 ? 4 : 0;
     let d = sessionDate;
     for (let found = 0; found < weeks; d = addDays(d, 1)) {
       if (new Date(`${d}T00:00:00Z`).getUTCDay() === 5) {
-        out.add(d);
+        out.add(sessionOnOrBefore(d));
         found++;
       }
     }
     if (u.activity >= 8) {
       // Daily expirations (0DTE included) on the most active names.
       for (let i = 0, d2 = sessionDate; i < 5; d2 = addDays(d2, 1)) {
-        if (isWeekday(d2)) {
+        if (isSession(d2)) {
           out.add(d2);
           i++;
         }
@@ -133,6 +105,24 @@ export function round2(x: number): number {
   return Math.round(x * 100) / 100;
 }
 
+/** One strike of one expiration of one root, as the contracts on both sides share it. */
+interface StrikeContext {
+  u: UnderlyingProfile;
+  clock: MarketClock;
+  root: Contract["root"];
+  settlement: Contract["settlement"];
+  expiration: string;
+  listedOn: string;
+  strike: number;
+  T: number;
+  dte: number;
+  sigma: number;
+  /** Log-moneyness in standard deviations. */
+  sd: number;
+  /** Open interest before the side's tilt. */
+  baseOi: number;
+}
+
 /** Builds the option chain of one underlying at the snapshot. */
 export function buildChain(
   u: UnderlyingProfile,
@@ -144,12 +134,10 @@ export function buildChain(
   const yearsToEarnings = nextEarnings ? yearsToExpiry(nextEarnings, "pm", clock.asOf) : null;
   const surface = surfaceFor(u, yearsToEarnings);
   const contracts: Contract[] = [];
-  const q = u.dividendYield;
-  const r = RISK_FREE_RATE;
   for (const rootSpec of u.roots) {
     for (const expiration of expirationsFor(u, rootSpec.monthlyOnly, clock.sessionDate)) {
       const T = yearsToExpiry(expiration, rootSpec.settlement, clock.asOf);
-      const forward = u.price * Math.exp((r - q) * T);
+      const forward = u.price * Math.exp((DEFAULT_RISK_FREE_RATE - u.dividendYield) * T);
       const dte = daysBetween(clock.sessionDate, expiration);
       const weekly = rootSpec.root !== u.symbol || dte < 60;
       const listedOn = addDays(expiration, weekly ? -(35 + rng.int(0, 20)) : -400);
@@ -158,47 +146,67 @@ export function buildChain(
         const sd = Math.log(strike / forward) / (sigma * Math.sqrt(T));
         const roundness = strike % (strikeStep(u.price) * 10) === 0 ? 2.2 : strike % (strikeStep(u.price) * 2) === 0 ? 1.3 : 1;
         const baseOi = (900 * u.activity * roundness * Math.exp(-0.35 * sd * sd) * (dte === 0 ? 0.6 : 1)) / (1 + dte / 120);
-        for (const side of ["call", "put"] as const) {
-          const theo = bsm({ S: u.price, K: strike, T, r, q, sigma, side }).price;
-          const { bid, ask } = quoteAround(theo, sd, u.activity, rng);
-          const mid = (bid + ask) / 2;
-          const terms = { S: u.price, K: strike, T, r, q, side };
-          const analytics = quoteAnalytics(impliedVolatility({ price: mid, ...terms }), terms);
-          const skewTilt = side === "put" ? 1.15 : 0.9;
-          const openInterest = Math.round(rng.logNormal(baseOi * skewTilt, 0.6));
-          const turnover = (dte <= 1 ? 1.6 : dte <= 7 ? 0.45 : 0.12) * Math.exp(-0.25 * sd * sd);
-          const volume = Math.round(rng.logNormal(Math.max(openInterest, 30) * turnover, 0.8) * (rng.chance(0.15) ? 0 : 1));
-          const traded = volume > 0;
-          const last = traded || openInterest > 0 ? round2(Math.min(Math.max(mid * rng.uniform(0.97, 1.03), bid), ask)) : null;
-          const lastTradeAt = traded
-            ? new Date(clock.sessionOpen.getTime() + rng.uniform(0, 6.25 * 3_600_000)).toISOString()
-            : last !== null
-              ? new Date(clock.sessionOpen.getTime() - rng.int(1, 10) * 86_400_000 + rng.uniform(0, SESSION_MS)).toISOString()
-              : null;
-          contracts.push({
-            optionSymbol: formatOcc({ root: rootSpec.root, expiration, side, strike }),
-            underlying: u.symbol,
-            root: rootSpec.root,
-            expiration,
-            strike,
-            side,
-            settlement: rootSpec.settlement,
-            sigma,
-            bid,
-            ask,
-            last,
-            volume,
-            openInterest,
-            ...analytics,
-            previousMark: round2(Math.max(0.01, mid * Math.exp(rng.normal() * 0.08))),
-            lastTradeAt,
-            listedOn,
-          });
-        }
+        const at = {
+          u,
+          clock,
+          root: rootSpec.root,
+          settlement: rootSpec.settlement,
+          expiration,
+          listedOn,
+          strike,
+          T,
+          dte,
+          sigma,
+          sd,
+          baseOi,
+        };
+        for (const side of ["call", "put"] as const) contracts.push(priceContract(at, side, rng));
       }
     }
   }
   return contracts;
+}
+
+/** One contract: its NBBO around the model price, IV and Greeks from the mid, open interest, volume and last trade. */
+function priceContract(at: StrikeContext, side: "call" | "put", rng: Random): Contract {
+  const { u, clock, strike, T, dte, sigma, sd } = at;
+  const terms = { S: u.price, K: strike, T, r: DEFAULT_RISK_FREE_RATE, q: u.dividendYield, side };
+  const theo = bsm({ ...terms, sigma }).price;
+  const { bid, ask } = quoteAround(theo, sd, u.activity, rng);
+  const mid = (bid + ask) / 2;
+  const analytics = quoteAnalytics(impliedVolatility({ price: mid, ...terms }), terms);
+  const skewTilt = side === "put" ? 1.15 : 0.9;
+  const openInterest = Math.round(rng.logNormal(at.baseOi * skewTilt, 0.6));
+  const turnover = (dte <= 1 ? 1.6 : dte <= 7 ? 0.45 : 0.12) * Math.exp(-0.25 * sd * sd);
+  const volume = Math.round(rng.logNormal(Math.max(openInterest, 30) * turnover, 0.8) * (rng.chance(0.15) ? 0 : 1));
+  const traded = volume > 0;
+  const last = traded || openInterest > 0 ? round2(Math.min(Math.max(mid * rng.uniform(0.97, 1.03), bid), ask)) : null;
+  const open = clock.sessionOpen.getTime();
+  // Traded today: between the open and the snapshot; otherwise during one of the last ten sessions.
+  const lastTradeAt = traded
+    ? new Date(open + rng.uniform(0, clock.asOf.getTime() - open)).toISOString()
+    : last !== null
+      ? new Date(open - rng.int(1, 10) * DAY_MS + rng.uniform(0, clock.sessionClose.getTime() - open)).toISOString()
+      : null;
+  return {
+    optionSymbol: formatOcc({ root: at.root, expiration: at.expiration, side, strike }),
+    underlying: u.symbol,
+    root: at.root,
+    expiration: at.expiration,
+    strike,
+    side,
+    settlement: at.settlement,
+    sigma,
+    bid,
+    ask,
+    last,
+    volume,
+    openInterest,
+    ...analytics,
+    previousMark: round2(Math.max(0.01, mid * Math.exp(rng.normal() * 0.08))),
+    lastTradeAt,
+    listedOn: at.listedOn,
+  };
 }
 
 /** Daily closes for `sessions` sessions ending at the current price (geometric Brownian motion, walked backwards). */

@@ -1,9 +1,11 @@
+import { DEFAULT_RISK_FREE_RATE, marketClock, yearsToExpiry } from "../../src/domain/market-clock";
 import { bsm } from "../../src/analytics/black-scholes";
-import { addDays, isWeekday, newYorkInstant } from "../../src/domain/calendar";
+import { addDays, sessionCloseAt, sessionOnOrAfter } from "../../src/domain/calendar";
 import { sessionPrints } from "./flow";
-import { buildChain, ivHistory, marketClock, priceHistory, RISK_FREE_RATE, round2, yearsToExpiry } from "./market";
+import { buildChain, ivHistory, priceHistory, round2 } from "./market";
 import type { Random } from "./random";
-import { dividendRows, earningsRow, optionRow, underlyingRow, type UnderlyingRows } from "./rows";
+import { optionQuoteRow } from "../db/option-quote-row";
+import { dividendRows, earningsRow, underlyingRow, type UnderlyingRows } from "./rows";
 import type { UnderlyingProfile } from "./universe";
 
 /** How large a market is: underlyings, strikes listed per expiration, prints per session. */
@@ -31,11 +33,7 @@ export interface MarketContext {
 function earningsDates(u: UnderlyingProfile, sessionDate: string, rng: Random): string[] {
   if (u.assetType !== "stock") return [];
   const next = addDays(sessionDate, rng.int(1, 88));
-  return [addDays(next, -91), next, addDays(next, 91)].map((d) => {
-    let x = d;
-    while (!isWeekday(x)) x = addDays(x, 1);
-    return x;
-  });
+  return [addDays(next, -91), next, addDays(next, 91)].map(sessionOnOrAfter);
 }
 
 /** Generates one underlying's quote, history, calendars, chain, contract history and flow. */
@@ -53,13 +51,21 @@ export function generateUnderlying(u: UnderlyingProfile, ctx: MarketContext, rng
   const rows: UnderlyingRows = {
     underlyings: [underlyingRow(u, rng)],
     equityQuotes: [
-      [u.symbol, u.price, round2(u.price - spreadHalf), round2(u.price + spreadHalf), prev, closes[closes.length - 1]?.volume ?? 0, asOf],
+      {
+        symbol: u.symbol,
+        price: u.price,
+        bid: round2(u.price - spreadHalf),
+        ask: round2(u.price + spreadHalf),
+        previousClose: prev,
+        volume: closes[closes.length - 1]?.volume ?? 0,
+        asOf,
+      },
     ],
-    equityDaily: closes.map((d) => [u.symbol, d.date, d.open, d.high, d.low, d.close, d.volume]),
-    ivDaily: u.roots.length ? dailySessions.map((d, i) => [u.symbol, d, ivPath[i]]) : [],
+    equityDaily: closes.map((d) => ({ symbol: u.symbol, ...d })),
+    ivDaily: u.roots.length ? dailySessions.map((date, i) => ({ symbol: u.symbol, date, iv: ivPath[i] as number })) : [],
     earnings: earnings.map((d, i) => earningsRow(u, d, i, rng)),
     dividends: dividendRows(u, sessionDate, rng),
-    options: contracts.map((c) => optionRow(c, u.price, asOf)),
+    options: contracts.map((c) => optionQuoteRow(c, u.price, asOf)),
     optionDaily: [],
     flow: [],
   };
@@ -72,11 +78,11 @@ export function generateUnderlying(u: UnderlyingProfile, ctx: MarketContext, rng
       const day = historySessions[i] as string;
       if (day < c.listedOn || day > c.expiration) break;
       const spot = closeBySession.get(day) ?? u.price;
-      const T = yearsToExpiry(c.expiration, c.settlement, newYorkInstant(day, 16, 0));
+      const T = yearsToExpiry(c.expiration, c.settlement, sessionCloseAt(day));
       const sigma = c.sigma * ((ivBySession.get(day) ?? u.atmVol) / u.atmVol);
-      const mark = round2(bsm({ S: spot, K: c.strike, T, r: RISK_FREE_RATE, q: u.dividendYield, sigma, side: c.side }).price);
+      const mark = round2(bsm({ S: spot, K: c.strike, T, r: DEFAULT_RISK_FREE_RATE, q: u.dividendYield, sigma, side: c.side }).price);
       const volume = i === historySessions.length - 1 ? c.volume : Math.round(rng.logNormal(Math.max(c.volume, 1), 0.7));
-      rows.optionDaily.push([c.optionSymbol, day, volume, oi, mark, Math.round(sigma * 1e6) / 1e6]);
+      rows.optionDaily.push({ optionSymbol: c.optionSymbol, date: day, volume, openInterest: oi, mark, iv: Math.round(sigma * 1e6) / 1e6 });
       oi = Math.max(0, Math.round(oi - volume * rng.uniform(-0.2, 0.35)));
     }
   }

@@ -3,6 +3,10 @@ import { resolve } from "node:path";
 
 /** Where the admin token of `npm run dev` is kept (git-ignored). */
 export const DEV_ADMIN_TOKEN_FILE = resolve(".dev/admin-token");
+/** Where `npm run dev` writes the URL it serves on, so `npm run admin` finds it on any PORT. */
+export const DEV_ADMIN_URL_FILE = resolve(".dev/admin-url");
+
+const saved = (file: string) => (existsSync(file) ? readFileSync(file, "utf8").trim() : "");
 
 export interface AdminError {
   error: string;
@@ -19,10 +23,10 @@ export class AdminClient {
     private readonly token: string,
   ) {}
 
-  /** From ADMIN_URL / ADMIN_TOKEN, else the local dev server and its saved token. */
+  /** From ADMIN_URL / ADMIN_TOKEN, else the local dev server's saved URL and token. */
   static fromEnvironment(): AdminClient {
-    const baseUrl = process.env.ADMIN_URL ?? `http://127.0.0.1:${process.env.PORT ?? 8787}`;
-    const token = process.env.ADMIN_TOKEN ?? (existsSync(DEV_ADMIN_TOKEN_FILE) ? readFileSync(DEV_ADMIN_TOKEN_FILE, "utf8").trim() : "");
+    const baseUrl = process.env.ADMIN_URL || saved(DEV_ADMIN_URL_FILE) || `http://127.0.0.1:${process.env.PORT ?? 8787}`;
+    const token = process.env.ADMIN_TOKEN ?? saved(DEV_ADMIN_TOKEN_FILE);
     if (!token) throw new Error("no admin token: set ADMIN_TOKEN or start `npm run dev` (it writes .dev/admin-token)");
     return new AdminClient(baseUrl, token);
   }
@@ -60,6 +64,10 @@ export class AdminClient {
       "GET",
       `/admin/accounts/${encodeURIComponent(account)}/keys`,
     );
+  }
+  /** After a load: the Worker reads the new snapshot version and serves it at once. */
+  refreshSnapshot() {
+    return this.request<{ version: number; asOf: string | null }>("POST", "/admin/market/snapshot");
   }
   revokeKey(id: number) {
     return this.request<{ id: number; prefix: string; createdAt: string; revokedAt: string | null }>("POST", `/admin/keys/${id}/revoke`);

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { resolve } from "node:path";
@@ -19,11 +19,13 @@ export interface WorkerProcess {
 export function startWorker(options: {
   port: number;
   sqlPort: number;
+  /** The local SQL endpoint's per-run password (it refuses connection strings without it). */
+  sqlPassword: string;
   vars?: Record<string, string>;
   quiet?: boolean;
   persistTo?: string;
 }): WorkerProcess {
-  const dbUrl = (name: string) => `postgresql://app:app@127.0.0.1:${options.sqlPort}/${name}`;
+  const dbUrl = (name: string) => `postgresql://app:${encodeURIComponent(options.sqlPassword)}@127.0.0.1:${options.sqlPort}/${name}`;
   const vars: Record<string, string> = {
     MARKET_DATABASE_URL: dbUrl("market"),
     CONTROL_DATABASE_URL: dbUrl("control"),
@@ -32,6 +34,16 @@ export function startWorker(options: {
     CURSOR_SECRET: randomBytes(32).toString("hex"),
     ...options.vars,
   };
+  // Secrets reach wrangler through a private file, never the command line (readable in `ps`).
+  const varsDir = mkdtempSync(join(tmpdir(), "ods-vars-"));
+  const varsFile = join(varsDir, ".dev.vars");
+  writeFileSync(
+    varsFile,
+    Object.entries(vars)
+      .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+      .join("\n") + "\n",
+    { mode: 0o600 },
+  );
   const child = spawn(
     process.execPath,
     [
@@ -44,7 +56,8 @@ export function startWorker(options: {
       "--show-interactive-dev-session=false",
       "--persist-to",
       options.persistTo ?? mkdtempSync(join(tmpdir(), "ods-wrangler-")),
-      ...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
+      "--env-file",
+      varsFile,
     ],
     {
       stdio: ["ignore", options.quiet ? "ignore" : "inherit", options.quiet ? "ignore" : "inherit"],
@@ -52,6 +65,7 @@ export function startWorker(options: {
       env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
     },
   );
+  child.on("exit", () => rmSync(varsDir, { recursive: true, force: true }));
   return {
     child,
     url: `http://127.0.0.1:${options.port}`,

@@ -1,10 +1,10 @@
+import { yearsToExpiry } from "../../src/domain/market-clock";
 import { parse } from "csv-parse/sync";
 import { impliedVolatility } from "../../src/analytics/implied-volatility";
 import { quoteAnalytics } from "../../src/analytics/quote-analytics";
-import { newYorkInstant, sessionOnOrBefore } from "../../src/domain/calendar";
+import { sessionCloseAt, sessionOnOrBefore } from "../../src/domain/calendar";
 import { parseOcc, formatOcc, type OccContract } from "../../src/domain/occ";
-import type { QuoteAnalytics } from "../../src/market/option-quote";
-import { yearsToExpiry } from "../generator/market";
+import type { QuoteAnalytics } from "../../src/analytics/quote-analytics";
 
 /**
  * Cboe delayed-quote "quote table" CSV: line 1 blank, line 2 `<name>,Last: <spot>,Change: …`,
@@ -36,7 +36,7 @@ export interface QuoteTable {
   name: string;
   assetType: "stock" | "etf" | "index";
   spot: number;
-  /** Session the table describes and the instant its prices are taken at (16:00 ET). */
+  /** Session the table describes and the instant its prices are taken at (its close: 16:00 ET, 13:00 on early-close days). */
   sessionDate: string;
   asOf: Date;
   contracts: QuoteTableContract[];
@@ -71,66 +71,65 @@ function number(text: string | undefined, field: string, { min = 0, max = Number
 /** Parses a quote table; malformed rows are reported with their line number, never silently dropped. */
 export function parseQuoteTable(text: string, options: { asOf?: string } = {}): QuoteTable {
   const lines = parse(text, { relax_column_count: true, skip_empty_lines: false, bom: true }) as string[][];
+  const { name, spot, sessionDate } = parseHeader(lines, options.asOf);
+  const contracts: QuoteTableContract[] = [];
+  const rejected: QuoteTable["rejected"] = [];
+  lines.slice(4).forEach((cells, i) => {
+    if (cells.length === 1 && (cells[0] ?? "").trim() === "") return;
+    try {
+      contracts.push(...parseRow(cells));
+    } catch (err) {
+      rejected.push({ row: i + 5, reason: err instanceof Error ? err.message : String(err) });
+    }
+  });
+  // The underlying is the shortest root (SPX for SPX/SPXW); an index's own root settles AM.
+  const roots = new Set(contracts.map((c) => c.contract.root));
+  const underlying = [...roots].sort((a, b) => a.length - b.length || a.localeCompare(b))[0] ?? "";
+  const assetType = /\bindex\b/i.test(name) ? "index" : /\b(etf|trust|fund)\b/i.test(name) ? "etf" : "stock";
+  for (const c of contracts) c.settlement = assetType === "index" && c.contract.root === underlying ? "am" : "pm";
+  return { underlying, name, assetType, spot, sessionDate, asOf: sessionCloseAt(sessionDate), contracts, rejected };
+}
+
+/** Lines 2-4: the name and "Last:" spot, the "Date:" line (a holiday or weekend download holds the session before), the header. */
+function parseHeader(lines: string[][], asOf: string | undefined): { name: string; spot: number; sessionDate: string } {
   const title = lines[1] ?? [];
-  const dateLine = lines[2] ?? [];
   const header = lines[3] ?? [];
   const spotMatch = /Last:\s*([\d.,]+)/.exec(title.join(","));
   if (!spotMatch || header.join("|") !== HEADER.join("|")) {
     throw new Error("not a Cboe quote table: expected the name/Last line, the Date line and the 22-column header on lines 2-4");
   }
-  const fileDate = options.asOf ?? headerDate(dateLine.join(","));
+  const fileDate = asOf ?? headerDate((lines[2] ?? []).join(","));
   if (!fileDate) throw new Error("no date in the file's Date line; pass --as-of YYYY-MM-DD");
-  const sessionDate = sessionOnOrBefore(fileDate);
-  const name = (title[0] ?? "").trim();
-  const spot = number(spotMatch[1], "Last");
+  return { name: (title[0] ?? "").trim(), spot: number(spotMatch[1], "Last"), sessionDate: sessionOnOrBefore(fileDate) };
+}
 
-  const contracts: QuoteTableContract[] = [];
-  const rejected: QuoteTable["rejected"] = [];
-  const roots = new Set<string>();
-  lines.slice(4).forEach((cells, i) => {
-    const row = i + 5;
-    if (cells.length === 1 && (cells[0] ?? "").trim() === "") return;
-    try {
-      if (cells.length !== HEADER.length) throw new Error(`expected ${HEADER.length} columns, found ${cells.length}`);
-      const expiration = expirationOf(cells[0] as string);
-      if (!expiration) throw new Error(`bad expiration date '${cells[0]}'`);
-      const strike = number(cells[11], "Strike", { min: 0.001 });
-      const sides = [
-        { side: "call" as const, symbol: cells[1], at: 2 },
-        { side: "put" as const, symbol: cells[12], at: 13 },
-      ].map(({ side, symbol, at }) => {
-        const contract = parseOcc((symbol ?? "").trim());
-        if (!contract) throw new Error(`bad ${side} symbol '${symbol}'`);
-        if (contract.expiration !== expiration || contract.side !== side || Math.abs(contract.strike - strike) > 1e-9) {
-          throw new Error(`${side} symbol ${symbol} does not match the row's expiration, strike or side`);
-        }
-        const iv = number(cells[at + 5], `${side} IV`, { max: 1000 });
-        return {
-          contract,
-          optionSymbol: formatOcc(contract),
-          bid: number(cells[at + 2], `${side} Bid`),
-          ask: number(cells[at + 3], `${side} Ask`),
-          last: number(cells[at], `${side} Last Sale`),
-          volume: number(cells[at + 4], `${side} Volume`),
-          openInterest: number(cells[at + 8], `${side} Open Interest`),
-          vendorIv: iv > 0 ? iv : null,
-          vendorDelta: number(cells[at + 6], `${side} Delta`, { min: -1, max: 1 }),
-        };
-      });
-      for (const s of sides) {
-        roots.add(s.contract.root);
-        contracts.push({ ...s, settlement: "pm" });
-      }
-    } catch (err) {
-      rejected.push({ row, reason: err instanceof Error ? err.message : String(err) });
+/** One row: a call and a put of one expiration and strike, each checked against its own OCC symbol. */
+function parseRow(cells: string[]): QuoteTableContract[] {
+  if (cells.length !== HEADER.length) throw new Error(`expected ${HEADER.length} columns, found ${cells.length}`);
+  const expiration = expirationOf(cells[0] as string);
+  if (!expiration) throw new Error(`bad expiration date '${cells[0]}'`);
+  const strike = number(cells[11], "Strike", { min: 0.001 });
+  const side = (kind: "call" | "put", symbol: string | undefined, at: number): QuoteTableContract => {
+    const contract = parseOcc((symbol ?? "").trim());
+    if (!contract) throw new Error(`bad ${kind} symbol '${symbol}'`);
+    if (contract.expiration !== expiration || contract.side !== kind || Math.abs(contract.strike - strike) > 1e-9) {
+      throw new Error(`${kind} symbol ${symbol} does not match the row's expiration, strike or side`);
     }
-  });
-
-  // The underlying is the shortest root (SPX for SPX/SPXW); an index's own root settles AM.
-  const underlying = [...roots].sort((a, b) => a.length - b.length || a.localeCompare(b))[0] ?? "";
-  const assetType = /\bindex\b/i.test(name) ? "index" : /\b(etf|trust|fund)\b/i.test(name) ? "etf" : "stock";
-  for (const c of contracts) c.settlement = assetType === "index" && c.contract.root === underlying ? "am" : "pm";
-  return { underlying, name, assetType, spot, sessionDate, asOf: newYorkInstant(sessionDate, 16, 0), contracts, rejected };
+    const iv = number(cells[at + 5], `${kind} IV`, { max: 1000 });
+    return {
+      contract,
+      optionSymbol: formatOcc(contract),
+      bid: number(cells[at + 2], `${kind} Bid`),
+      ask: number(cells[at + 3], `${kind} Ask`),
+      last: number(cells[at], `${kind} Last Sale`),
+      volume: number(cells[at + 4], `${kind} Volume`),
+      openInterest: number(cells[at + 8], `${kind} Open Interest`),
+      vendorIv: iv > 0 ? iv : null,
+      vendorDelta: number(cells[at + 6], `${kind} Delta`, { min: -1, max: 1 }),
+      settlement: "pm",
+    };
+  };
+  return [side("call", cells[1], 2), side("put", cells[12], 13)];
 }
 
 export interface PricedContract extends QuoteTableContract, QuoteAnalytics {}

@@ -1,19 +1,19 @@
-import { and, asc, eq, isNull, sql } from "drizzle-orm";
-import { displayPrefix, generateApiKey, hashApiKey } from "../auth/api-key";
+import { and, asc, eq, isNull, sql, type SQL } from "drizzle-orm";
+import { displayPrefix, generateApiKey, hashApiKey } from "../access/api-key";
 import type { Database } from "../db/client";
 import { isoTimestamp } from "../db/timestamps";
 import { accounts, apiKeys, subscriptions } from "../db/schema";
 import { loadEntitlementSnapshot } from "./snapshot";
 import type { EntitlementSnapshot } from "../domain/entitlement";
+import { limitsFor, TRIAL_PLAN } from "../domain/plans";
+import { DAY_MS } from "../domain/time";
 
 /** The account's Durable Object, as the control plane sees it. */
 export interface SnapshotSink {
   pushSnapshot(accountId: number, snapshot: EntitlementSnapshot): Promise<void>;
 }
 
-export const MAX_ACTIVE_KEYS = 5;
-const TRIAL_DAYS = 14;
-const DAY_MS = 86_400_000;
+const TRIAL_DAYS = TRIAL_PLAN.trialDays as number;
 
 /** Payment-provider subscription statuses (Stripe's set). */
 export const SUBSCRIPTION_STATUSES = [
@@ -56,8 +56,31 @@ export class ControlPlane {
     private readonly sink: SnapshotSink,
   ) {}
 
+  /**
+   * Tells the account's object about a committed change (twice at most). A push that still fails
+   * does not fail the change: the object reloads its snapshot when it is older than
+   * `SNAPSHOT_MAX_AGE_MS`, so the change holds everywhere within that bound.
+   */
   async #push(accountId: number): Promise<void> {
-    await this.sink.pushSnapshot(accountId, await loadEntitlementSnapshot(this.db, accountId));
+    for (let attempt = 1; attempt <= 2; attempt++) {
+      try {
+        await this.sink.pushSnapshot(accountId, await loadEntitlementSnapshot(this.db, accountId));
+        return;
+      } catch (err) {
+        if (attempt === 2) {
+          const reason = err instanceof Error ? err.name : "unknown";
+          console.warn(JSON.stringify({ level: "warn", event: "snapshot_push_failed", accountId, reason }));
+        }
+      }
+    }
+  }
+
+  /** Moves the account's snapshot version on; part of the same batch as the change it versions. */
+  #bumpVersion(accountId: number | SQL) {
+    return this.db
+      .update(accounts)
+      .set({ snapshotVersion: sql`${accounts.snapshotVersion} + 1` })
+      .where(eq(accounts.id, accountId));
   }
 
   async findAccount(name: string): Promise<{ id: number; name: string; createdAt: string; trialStartedAt: string | null } | undefined> {
@@ -99,8 +122,7 @@ export class ControlPlane {
   }
 
   /**
-   * Sets the account's subscription. `trialing` starts the account's trial (14 days, once per
-   * account); `trialEnded` backdates it so it has already ended.
+   * Sets the account's subscription. `trialing` starts the account's trial (once per account); `trialEnded` backdates it so it has already ended.
    */
   async setSubscription(input: {
     account: string;
@@ -110,14 +132,14 @@ export class ControlPlane {
   }): Promise<ControlResult<AccountView>> {
     const account = await this.findAccount(input.account);
     if (!account) return { ok: false, reason: "not_found", message: `No account named '${input.account}'.` };
-    const plan = input.plan ?? (input.status === "trialing" || input.trialEnded ? "trial" : "basic");
+    const plan = input.plan ?? (input.status === "trialing" || input.trialEnded ? TRIAL_PLAN.id : "basic");
     const now = Date.now();
     let trial: { start: string | null; end: string | null } = { start: null, end: null };
-    if (plan === "trial") {
+    if (plan === TRIAL_PLAN.id) {
       const [current] = await this.db.select().from(subscriptions).where(eq(subscriptions.accountId, account.id));
       if (input.trialEnded) {
         trial = { start: new Date(now - (TRIAL_DAYS + 1) * DAY_MS).toISOString(), end: new Date(now - DAY_MS).toISOString() };
-      } else if (current?.planId === "trial") {
+      } else if (current?.planId === TRIAL_PLAN.id) {
         trial = { start: current.trialStart, end: current.trialEnd };
       } else if (account.trialStartedAt) {
         return { ok: false, reason: "trial_used", message: "This account has already used its free trial." };
@@ -137,33 +159,41 @@ export class ControlPlane {
       this.db.insert(subscriptions).values(values).onConflictDoUpdate({ target: subscriptions.accountId, set: values }),
       this.db
         .update(accounts)
-        .set({ trialStartedAt: sql`coalesce(${accounts.trialStartedAt}, ${trial.start}::timestamptz)` })
+        .set({
+          trialStartedAt: sql`coalesce(${accounts.trialStartedAt}, ${trial.start}::timestamptz)`,
+          snapshotVersion: sql`${accounts.snapshotVersion} + 1`,
+        })
         .where(eq(accounts.id, account.id)),
     ]);
     await this.#push(account.id);
     return this.accountView(input.account);
   }
 
-  /** Issues a key (at most five active per account); the raw key is returned once and never stored. */
+  /** Issues a key (at most the plan's active-key limit); the raw key is returned once and never stored. */
   async createKey(accountName: string): Promise<ControlResult<{ id: number; key: string; prefix: string }>> {
     const account = await this.findAccount(accountName);
     if (!account) return { ok: false, reason: "not_found", message: `No account named '${accountName}'.` };
     const key = generateApiKey();
     const prefix = displayPrefix(key);
     const hash = await hashApiKey(key);
+    const [sub] = await this.db.select({ planId: subscriptions.planId }).from(subscriptions).where(eq(subscriptions.accountId, account.id));
+    const maxActive = limitsFor(sub?.planId).activeKeys;
     // The advisory lock serialises concurrent creations for one account inside the batch transaction.
     const [, inserted] = await this.db.batch([
       this.db.execute(sql`select pg_advisory_xact_lock(${account.id})`),
       this.db.execute(sql`
         insert into api_keys (account_id, key_hash, prefix)
         select ${account.id}, ${hash}, ${prefix}
-        where (select count(*) from api_keys where account_id = ${account.id} and revoked_at is null) < ${MAX_ACTIVE_KEYS}
+        where (select count(*) from api_keys where account_id = ${account.id} and revoked_at is null) < ${maxActive}
         returning id`),
+      this.#bumpVersion(account.id),
     ]);
     const id = (inserted.rows[0] as { id?: number } | undefined)?.id;
     if (id === undefined) {
-      return { ok: false, reason: "key_limit", message: `An account may have at most ${MAX_ACTIVE_KEYS} active keys; revoke one first.` };
+      return { ok: false, reason: "key_limit", message: `An account may have at most ${maxActive} active keys; revoke one first.` };
     }
+    // The new key is on the account's allowlist before it is handed out.
+    await this.#push(account.id);
     return { ok: true, value: { id: Number(id), key, prefix } };
   }
 
@@ -180,10 +210,13 @@ export class ControlPlane {
 
   /** Revokes a key; refused on the account's very next request. Revoking twice is harmless. */
   async revokeKey(keyId: number): Promise<ControlResult<KeyView>> {
-    await this.db
-      .update(apiKeys)
-      .set({ revokedAt: new Date().toISOString() })
-      .where(and(eq(apiKeys.id, keyId), isNull(apiKeys.revokedAt)));
+    await this.db.batch([
+      this.db
+        .update(apiKeys)
+        .set({ revokedAt: new Date().toISOString() })
+        .where(and(eq(apiKeys.id, keyId), isNull(apiKeys.revokedAt))),
+      this.#bumpVersion(sql`(select ${apiKeys.accountId} from ${apiKeys} where ${apiKeys.id} = ${keyId})`),
+    ]);
     const [row] = await this.db.select().from(apiKeys).where(eq(apiKeys.id, keyId));
     if (!row) return { ok: false, reason: "not_found", message: `No key with id ${keyId}.` };
     await this.#push(row.accountId);

@@ -1,17 +1,21 @@
-import { and, eq, isNotNull } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { isoTimestamp } from "../db/timestamps";
-import { apiKeys, subscriptions } from "../db/schema";
+import { accounts, apiKeys, subscriptions } from "../db/schema";
 import type { EntitlementSnapshot } from "../domain/entitlement";
 
-/** Reads an account's entitlement snapshot from the control-plane database (one round trip). */
+/**
+ * Reads an account's entitlement snapshot from the control-plane database in one round trip, as
+ * one transaction: the version and the state it describes are read together.
+ */
 export async function loadEntitlementSnapshot(db: Database, accountId: number): Promise<EntitlementSnapshot> {
-  const [subs, revoked] = await db.batch([
+  const [account, subs, active] = await db.batch([
+    db.select({ version: accounts.snapshotVersion }).from(accounts).where(eq(accounts.id, accountId)),
     db.select().from(subscriptions).where(eq(subscriptions.accountId, accountId)),
     db
       .select({ id: apiKeys.id })
       .from(apiKeys)
-      .where(and(eq(apiKeys.accountId, accountId), isNotNull(apiKeys.revokedAt))),
+      .where(and(eq(apiKeys.accountId, accountId), isNull(apiKeys.revokedAt))),
   ]);
   const sub = subs[0];
   return {
@@ -21,6 +25,7 @@ export async function loadEntitlementSnapshot(db: Database, accountId: number): 
     trialEnd: isoTimestamp(sub?.trialEnd ?? null),
     currentPeriodEnd: isoTimestamp(sub?.currentPeriodEnd ?? null),
     updatedAt: isoTimestamp(sub?.updatedAt ?? null),
-    revokedKeyIds: revoked.map((r) => r.id),
+    activeKeyIds: active.map((r) => r.id),
+    version: account[0]?.version ?? 0,
   };
 }

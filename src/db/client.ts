@@ -15,6 +15,22 @@ export function useNeonEndpoint(template: string | undefined): void {
     template.replace("{host}", host).replace("{port}", String(port || 5432));
 }
 
+let configuredTimeout: number | undefined;
+
+/**
+ * Bounds every query's round trip: a statement still running after `timeoutMs` is abandoned and
+ * answered as an unavailable database (503 with Retry-After). Kept below the in-flight lease, so
+ * a slow query can never let a request outlive its slot.
+ */
+export function boundQueries(timeoutMs: number): void {
+  if (timeoutMs === configuredTimeout) return;
+  configuredTimeout = timeoutMs;
+  neonConfig.fetchFunction = (input: RequestInfo | URL, init?: RequestInit) => {
+    const deadline = AbortSignal.timeout(timeoutMs);
+    return fetch(input, { ...init, signal: init?.signal ? AbortSignal.any([init.signal, deadline]) : deadline });
+  };
+}
+
 export type Database = NeonHttpDatabase<typeof schema>;
 
 const databases = new Map<string, Database>();

@@ -1,6 +1,7 @@
 /** Calendar helpers on ISO dates (YYYY-MM-DD), all in the exchange's (ET) calendar. */
 
-const DAY_MS = 86_400_000;
+import { closeTime, isTradingDay, REGULAR_OPEN } from "./market-calendar";
+import { DAY_MS } from "./time";
 
 export function toDate(iso: string): Date {
   return new Date(`${iso}T00:00:00Z`);
@@ -27,12 +28,17 @@ export function isWeekday(isoDate: string): boolean {
   return d !== 0 && d !== 6;
 }
 
-/** The last `count` weekday sessions up to and including `isoDate`, oldest first (holidays not modelled). */
+/** A trading session: a weekday that is not a market holiday (see market-calendar.ts). */
+export function isSession(isoDate: string): boolean {
+  return isTradingDay(isoDate);
+}
+
+/** The last `count` sessions up to and including `isoDate`, oldest first. */
 export function previousSessions(isoDate: string, count: number): string[] {
   const out: string[] = [];
   let d = isoDate;
   while (out.length < count) {
-    if (isWeekday(d)) out.push(d);
+    if (isSession(d)) out.push(d);
     d = addDays(d, -1);
   }
   return out.reverse();
@@ -90,9 +96,27 @@ export function newYorkInstant(isoDate: string, hours: number, minutes = 0, seco
   return new Date(guess + offset);
 }
 
-/** The last weekday session on or before a date (exchange holidays are not modelled). */
+/** The last session on or before a date. */
 export function sessionOnOrBefore(isoDate: string): string {
   let d = isoDate;
-  while (!isWeekday(d)) d = addDays(d, -1);
+  while (!isSession(d)) d = addDays(d, -1);
   return d;
+}
+
+/** The first session on or after a date. */
+export function sessionOnOrAfter(isoDate: string): string {
+  let d = isoDate;
+  while (!isSession(d)) d = addDays(d, 1);
+  return d;
+}
+
+/** Opening instant of a session: 09:30 ET. */
+export function sessionOpenAt(isoDate: string): Date {
+  return newYorkInstant(isoDate, REGULAR_OPEN.hours, REGULAR_OPEN.minutes);
+}
+
+/** Closing instant of a session: 13:00 ET on early-close days, else 16:00 ET (the PM-settlement time). */
+export function sessionCloseAt(isoDate: string): Date {
+  const { hours, minutes } = closeTime(isoDate);
+  return newYorkInstant(isoDate, hours, minutes);
 }

@@ -1,4 +1,5 @@
 import { planById } from "./plans";
+import { DAY_MS } from "./time";
 
 export type EntitlementReason = "subscription_required" | "subscription_inactive" | "trial_ended" | "plan_upgrade_required";
 
@@ -12,14 +13,19 @@ export interface EntitlementSnapshot {
   currentPeriodEnd: string | null;
   /** When the subscription row last changed: the start of a past-due grace period without a period end. */
   updatedAt: string | null;
-  revokedKeyIds: number[];
+  /**
+   * The keys that may call, an allowlist: a revoked key, and a key row deleted by hand, are
+   * refused alike. A key created after this snapshot was taken makes the object reload it.
+   */
+  activeKeyIds: number[];
+  /** `accounts.snapshot_version` when read: of two snapshots, the higher version is the newer. */
+  version: number;
 }
 
 export type Entitlement = { entitled: true } | { entitled: false; reason: EntitlementReason; requiredPlan?: string };
 
 /** Days a `past_due` subscription keeps access while the payment provider retries. */
 export const PAST_DUE_GRACE_DAYS = 7;
-const DAY_MS = 86_400_000;
 
 /** The plan an upgrade should name when the account's plan does not include the API. */
 export const API_PLAN = "basic";

@@ -1,5 +1,5 @@
 /** Plan ids as stored on subscriptions. */
-export type PlanId = "trial" | "basic";
+export type PlanId = "trial" | "basic" | "internal";
 
 export interface PlanLimits {
   requestsPerMinute: number;
@@ -16,11 +16,13 @@ export interface Plan {
   name: string;
   priceMonthlyUsd: number;
   trialDays: number | null;
+  /** Listed on `/public/plans` and offered to customers; unlisted plans are granted by the operator only. */
+  listed: boolean;
   limits: PlanLimits;
 }
 
-/** Both plans have identical limits (spec: General rule 5 and Limits). */
-const LIMITS: PlanLimits = {
+/** The limits of both customer plans (spec: General rule 5 and Limits). */
+export const STANDARD_LIMITS: PlanLimits = {
   requestsPerMinute: 300,
   concurrency: 5,
   maxRows: 250,
@@ -30,12 +32,33 @@ const LIMITS: PlanLimits = {
   flowSymbols: 20,
 };
 
-/** The plan catalogue: the one table that limits, entitlement and `/public/plans` read. */
+/**
+ * The plan catalogue: the one table that limits, entitlement, the control plane, handlers and
+ * `/public/plans` read. `internal` (our own monitoring and benchmarks) is never listed or sold.
+ */
 export const PLANS: readonly Plan[] = [
-  { id: "trial", name: "Free trial", priceMonthlyUsd: 0, trialDays: 14, limits: LIMITS },
-  { id: "basic", name: "Basic", priceMonthlyUsd: 49, trialDays: null, limits: LIMITS },
+  { id: "trial", name: "Free trial", priceMonthlyUsd: 0, trialDays: 14, listed: true, limits: STANDARD_LIMITS },
+  { id: "basic", name: "Basic", priceMonthlyUsd: 49, trialDays: null, listed: true, limits: STANDARD_LIMITS },
+  {
+    id: "internal",
+    name: "Internal",
+    priceMonthlyUsd: 0,
+    trialDays: null,
+    listed: false,
+    limits: { ...STANDARD_LIMITS, requestsPerMinute: 6_000, concurrency: 12, maxRows: 1_000, activeKeys: 10 },
+  },
 ];
+
+export const TRIAL_PLAN = PLANS.find((p) => p.trialDays !== null) as Plan;
 
 export function planById(id: string | null | undefined): Plan | undefined {
   return PLANS.find((p) => p.id === id);
+}
+
+/**
+ * The limits that apply to an account: its plan's, or the standard ones for an account without a
+ * catalogued plan (it can still call verify and usage, which are rate-limited like any route).
+ */
+export function limitsFor(planId: string | null | undefined): PlanLimits {
+  return planById(planId)?.limits ?? STANDARD_LIMITS;
 }

@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../app-env";
-import { hasCredentialsInQuery } from "../auth/credentials";
-import { secretsEqual } from "../auth/secrets";
+import { hasCredentialsInUrl } from "../access/credentials";
+import { secretsEqual } from "../access/secrets";
 import { ApiError } from "./errors";
 
 /** With ORIGIN_AUTH_SECRETS set, every request must carry one of them in `X-Origin-Auth`. */
@@ -16,12 +16,12 @@ export const originAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
 };
 
-/** A key in the URL is already leaked (logs, history, referrers): refuse before anything else. */
+/** A key in the URL is already leaked (logs, history, referrers): refuse before anything else, and never echo it. */
 export const noCredentialsInQuery: MiddlewareHandler<AppEnv> = async (c, next) => {
-  if (hasCredentialsInQuery(new URL(c.req.url))) {
+  if (hasCredentialsInUrl(new URL(c.req.url))) {
     throw new ApiError(
       "credentials_in_query",
-      "API keys must not be sent in the query string; use 'Authorization: Bearer <API key>' and rotate the exposed key.",
+      "API keys and session tokens must not be sent in the URL; use 'Authorization: Bearer <API key>' and rotate the exposed key.",
     );
   }
   await next();

@@ -82,3 +82,13 @@ export function errorResponse(c: Context, err: ApiError): Response {
   headers.set("X-Request-ID", requestId);
   return new Response(JSON.stringify(body), { status: err.status, headers });
 }
+
+/** 404 for a path no route serves; the echoed path is bounded, whatever a client sends. */
+export function noEndpoint(path: string): ApiError {
+  return new ApiError("not_found", `No endpoint at ${path.length > 120 ? `${path.slice(0, 120)}…` : path}.`);
+}
+
+/** 404 for a ticker outside our universe: one wording on every route. */
+export function unknownSymbol(symbol: string): ApiError {
+  return new ApiError("not_found", `Unknown symbol ${symbol}.`);
+}

@@ -49,3 +49,39 @@ export function aliased<Q, K extends keyof Q & string, A extends keyof Q & strin
   }
   return a ?? b;
 }
+
+/** A page size: any positive integer (plans clamp it, so a large value is not an error). */
+export function limitParam(doc: ParamDoc) {
+  return z.preprocess(numericText, z.coerce.number().int().min(1).optional().meta(doc));
+}
+
+/** The four days-to-expiration parameters: `minDte`/`dteMin` and `maxDte`/`dteMax`, 0 to `maxBound`. */
+export function dteParams(options: { maxBound: number; maxDoc: string; maxDefault?: number }) {
+  const dte = (description: string, defaultValue?: number) => intParam(0, options.maxBound, { description, default: defaultValue });
+  return {
+    minDte: dte("Minimum days to expiration (default 0). Alias: dteMin.", 0),
+    dteMin: dte("Alias of minDte."),
+    maxDte: dte(`${options.maxDoc} Alias: dteMax.`, options.maxDefault),
+    dteMax: dte("Alias of maxDte."),
+  };
+}
+
+export interface DteQuery {
+  minDte?: number;
+  dteMin?: number;
+  maxDte?: number;
+  dteMax?: number;
+}
+
+/**
+ * The DTE window as sent: `min` defaults to 0; `max` is undefined when not given (or 0 where 0
+ * means unset). An explicit `max` below `min` is 400 `invalid_range`; defaults are the caller's.
+ */
+export function dteWindow(q: DteQuery, options: { zeroMaxIsUnset: boolean }): { min: number; minGiven: boolean; max: number | undefined } {
+  const minGiven = aliased(q, "minDte", "dteMin");
+  const maxGiven = aliased(q, "maxDte", "dteMax");
+  const min = minGiven ?? 0;
+  const max = options.zeroMaxIsUnset && maxGiven === 0 ? undefined : maxGiven;
+  if (max !== undefined && max < min) throw new ApiError("invalid_range", `maxDte (${max}) is below minDte (${min}).`);
+  return { min, minGiven: minGiven !== undefined, max };
+}

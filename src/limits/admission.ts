@@ -38,7 +38,9 @@ export interface UsageView {
   resetAt: string;
 }
 
-/** In-flight cap per account (spec: Limits). */
-export const MAX_IN_FLIGHT = 5;
+/** An account's snapshot older than this is reloaded: the bound on how long a lost push can go unnoticed. */
+export const SNAPSHOT_MAX_AGE_MS = 60_000;
+/** A key the snapshot does not list makes the object reload it, at most this often. */
+export const UNKNOWN_KEY_RELOAD_MS = 1_000;
 /** A lost release frees its slot after this long; longer than any request may run. */
 export const LEASE_MS = 30_000;

@@ -23,8 +23,10 @@ export interface GcraResult {
   retryAfterMs: number;
 }
 
-/** 300 requests per minute per account, all of them available at once. */
-export const ACCOUNT_QUOTA: GcraQuota = { limit: 300, emissionIntervalMs: 200 };
+/** A plan's per-minute allowance as a GCRA quota: the whole minute's requests available at once. */
+export function perMinuteQuota(requestsPerMinute: number): GcraQuota {
+  return { limit: requestsPerMinute, emissionIntervalMs: 60_000 / requestsPerMinute };
+}
 
 export function gcra(storedTat: number | null, now: number, cost: number, quota: GcraQuota): GcraResult {
   const tolerance = quota.emissionIntervalMs * quota.limit;

@@ -1,26 +1,20 @@
 import { z } from "zod";
-import type { Access, RouteSpec } from "../http/route";
 import { ErrorEnvelopeSchema } from "../http/error-schema";
+import { ERROR_STATUS, type ErrorCode } from "../http/errors";
+import { routeErrorCodes } from "../http/pipeline-errors";
+import type { RouteSpec } from "../http/route";
 import { API_VERSION } from "../version";
 
 const STATUS_TEXT: Record<number, string> = {
-  304: "Not modified.",
   400: "Validation failure.",
   401: "Missing, malformed or invalid key.",
   403: "Entitlement or credential rejection.",
   404: "Resource, ticker or contract does not exist.",
-  405: "Unsupported method.",
+  409: "Conflict with the current state.",
   429: "Throttled; see Retry-After.",
   500: "Unhandled internal or database error.",
   502: "Upstream market data provider failure.",
-  503: "Backing database, cache or provider unavailable.",
-};
-
-/** Errors every route of an access level can answer (spec: Errors, "common errors"). */
-const COMMON_ERRORS: Record<Exclude<Access, "admin">, number[]> = {
-  public: [403, 429, 500],
-  key: [400, 401, 403, 429, 500, 503],
-  entitled: [400, 401, 403, 429, 500, 503],
+  503: "Backing database, cache or provider unavailable; see Retry-After.",
 };
 
 type JsonSchema = Record<string, unknown>;
@@ -56,22 +50,48 @@ function parameters(route: RouteSpec): JsonSchema[] {
   return out;
 }
 
+/** One response per error status, its `error` the enum of exactly the codes this route can answer with it. */
+function errorResponses(route: RouteSpec): Record<string, JsonSchema> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of routeErrorCodes(route)) {
+    const status = ERROR_STATUS[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const out: Record<string, JsonSchema> = {};
+  for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
+    out[String(status)] = {
+      description: STATUS_TEXT[status] ?? "Error.",
+      content: {
+        "application/json": {
+          schema: {
+            allOf: [
+              { $ref: "#/components/schemas/Error" },
+              { type: "object", properties: { error: { enum: codes.sort() }, status: { const: status } } },
+            ],
+          },
+        },
+      },
+    };
+  }
+  return out;
+}
+
 function operation(route: RouteSpec): JsonSchema {
-  const responses: Record<string, JsonSchema> = {};
-  for (const [status, spec] of Object.entries(route.responses)) {
+  const success = route.response;
+  const responses: Record<string, JsonSchema> = {
+    [String(success.status ?? 200)]: {
+      description: success.description,
+      ...(success.headers ? { headers: success.headers } : {}),
+      ...(success.schema ? { content: { "application/json": { schema: jsonSchema(success.schema, "output") } } } : {}),
+    },
+  };
+  for (const [status, spec] of Object.entries(route.otherResponses ?? {})) {
     responses[status] = {
       description: spec.description,
-      ...(spec.headers ? { headers: spec.headers } : {}),
       ...(spec.schema ? { content: { "application/json": { schema: jsonSchema(spec.schema, "output") } } } : {}),
     };
   }
-  const common = route.access === "admin" ? [] : COMMON_ERRORS[route.access];
-  for (const status of [...common, ...(route.errors ?? [])]) {
-    responses[String(status)] ??= {
-      description: STATUS_TEXT[status] ?? "Error.",
-      content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
-    };
-  }
+  for (const [status, response] of Object.entries(errorResponses(route))) responses[status] ??= response;
   return {
     operationId: route.operationId,
     summary: route.summary,

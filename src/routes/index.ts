@@ -3,15 +3,16 @@ import { usageRoute } from "./account/usage";
 import { verifyRoute } from "./account/verify";
 import { createAccountRoute, getAccountRoute, setSubscriptionRoute } from "./admin/accounts";
 import { createKeyRoute, listKeysRoute, revokeKeyRoute } from "./admin/keys";
+import { refreshSnapshotRoute } from "./admin/market";
 import { healthRoute } from "./meta/health";
-import { describeRoutes, openApiRoute } from "./meta/openapi";
+import { openApiRoute } from "./meta/openapi";
 import { plansRoute } from "./meta/plans";
 import { readyRoute } from "./meta/ready";
-import { batchQuotesRoute } from "./options/batch-quotes";
-import { chainRoute } from "./options/chain";
-import { expirationsRoute } from "./options/expirations";
-import { optionQuoteRoute } from "./options/option-quote";
-import { equityQuoteRoute } from "./quotes/equity-quote";
+import { batchQuotesRoute } from "./quotes-and-options/batch-quotes";
+import { chainRoute } from "./quotes-and-options/chain";
+import { expirationsRoute } from "./quotes-and-options/expirations";
+import { optionQuoteRoute } from "./quotes-and-options/option-quote";
+import { equityQuoteRoute } from "./quotes-and-options/equity-quote";
 
 /** Every route of the API, in the order the description lists them; admin routes are never described. */
 export const routes: readonly RouteSpec[] = [
@@ -32,6 +33,5 @@ export const routes: readonly RouteSpec[] = [
   createKeyRoute,
   listKeysRoute,
   revokeKeyRoute,
+  refreshSnapshotRoute,
 ];
-
-describeRoutes(routes);

@@ -1,3 +1,4 @@
+import { testSqlPassword } from "../support/sql-password";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -5,7 +6,7 @@ import { startWorker, waitUntilUp, type WorkerProcess } from "../../scripts/lib/
 import { freePort } from "../../scripts/lib/free-port";
 
 const run = promisify(execFile);
-const TOKEN = "cli-test-admin-token-0123456789";
+const TOKEN = "cli-test-admin-token-0123456789abcdefgh";
 let worker: WorkerProcess;
 
 /** Runs `npm run admin -- …` (the same script) and parses its single JSON value. */
@@ -22,7 +23,13 @@ async function cli(...args: string[]): Promise<{ code: number; json: unknown }> 
 }
 
 beforeAll(async () => {
-  worker = startWorker({ port: await freePort(), sqlPort: Number(process.env.TEST_SQL_PORT), vars: { ADMIN_TOKEN: TOKEN }, quiet: true });
+  worker = startWorker({
+    port: await freePort(),
+    sqlPort: Number(process.env.TEST_SQL_PORT),
+    sqlPassword: testSqlPassword(),
+    vars: { ADMIN_TOKEN: TOKEN },
+    quiet: true,
+  });
   await waitUntilUp(`${worker.url}/health`, 90_000);
 }, 120_000);
 

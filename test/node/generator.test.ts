@@ -1,9 +1,13 @@
+import { testSqlPassword } from "../support/sql-password";
+import { DEFAULT_RISK_FREE_RATE, marketClock, yearsToExpiry } from "../../src/domain/market-clock";
 import { neon, neonConfig } from "@neondatabase/serverless";
 import { describe, expect, it } from "vitest";
 import { bsm } from "../../src/analytics/black-scholes";
-import { classifyFill } from "../../src/analytics/flow";
+import { classifyFill, otmPercent } from "../../src/analytics/flow";
+import { isSession, sessionCloseAt, sessionOpenAt } from "../../src/domain/calendar";
 import { parseOcc } from "../../src/domain/occ";
-import { buildChain, marketClock, RISK_FREE_RATE, yearsToExpiry } from "../../scripts/generator/market";
+import { sessionPrints } from "../../scripts/generator/flow";
+import { buildChain, expirationsFor } from "../../scripts/generator/market";
 import { Random } from "../../scripts/generator/random";
 import { buildUniverse } from "../../scripts/generator/universe";
 
@@ -41,7 +45,7 @@ describe("synthetic market generator", () => {
       expect(c.ask).toBeGreaterThan(c.bid);
       if (c.iv === null) continue;
       const T = yearsToExpiry(c.expiration, c.settlement, clock.asOf);
-      const repriced = bsm({ S: u.price, K: c.strike, T, r: RISK_FREE_RATE, q: u.dividendYield, sigma: c.iv, side: c.side });
+      const repriced = bsm({ S: u.price, K: c.strike, T, r: DEFAULT_RISK_FREE_RATE, q: u.dividendYield, sigma: c.iv, side: c.side });
       expect(repriced.price).toBeCloseTo((c.bid + c.ask) / 2, 8);
       expect(Math.sign(c.delta!)).toBe(c.side === "call" ? 1 : -1);
       expect(c.gamma!).toBeGreaterThanOrEqual(0);
@@ -63,13 +67,43 @@ describe("synthetic market generator", () => {
   });
 });
 
+describe("generator on the market calendar", () => {
+  const universe = buildUniverse(40, new Random(1).fork("universe"));
+  const spy = universe.find((x) => x.symbol === "SPY")!;
+
+  it("moves holiday expirations to the session before and lists dailies only on sessions", () => {
+    // Good Friday 2025 (April 18) was the third Friday: April's monthlies expired on Thursday the 17th.
+    const april = expirationsFor(spy, true, "2025-04-14");
+    expect(april).toContain("2025-04-17");
+    expect(april).not.toContain("2025-04-18");
+    // Dailies from the Wednesday before Thanksgiving 2026 skip the holiday; the early-close Friday is listed.
+    const daily = expirationsFor(spy, false, "2026-11-25");
+    expect(daily.slice(0, 4)).toEqual(["2026-11-25", "2026-11-27", "2026-11-30", "2026-12-01"]);
+    for (const e of [...april, ...daily]) expect(isSession(e), e).toBe(true);
+  });
+
+  it("prints an early-close session's flow between 09:30 and 13:00 ET", () => {
+    const session = "2026-11-27";
+    const contracts = buildChain(spy, marketClock("2026-11-25"), null, 0.5, new Random(2).fork("SPY"));
+    const prints = sessionPrints(spy, contracts, session, spy.price, spy.price, 400, new Random(3));
+    expect(prints.length).toBeGreaterThan(300);
+    const [open, close] = [sessionOpenAt(session).getTime(), sessionCloseAt(session).getTime()];
+    expect(close - open).toBe(3.5 * 3_600_000);
+    for (const p of prints) {
+      const t = Date.parse(p.executedAt);
+      expect(t).toBeGreaterThanOrEqual(open);
+      expect(t).toBeLessThan(close);
+    }
+  });
+});
+
 describe("seeded test market (through the local endpoint)", () => {
   neonConfig.fetchEndpoint = (host, p) => `http://${host}:${p}/sql`;
-  const sql = neon(`postgresql://app:app@127.0.0.1:${process.env.TEST_SQL_PORT}/market`);
+  const sql = neon(`postgresql://app:${testSqlPassword()}@127.0.0.1:${process.env.TEST_SQL_PORT}/market`);
 
   it("has a snapshot, 252 IV sessions per optionable underlying and at most 30 history sessions per contract", async () => {
     const [state] = await sql.query("select version, session_date::text as session, risk_free_rate from market_state");
-    expect(state?.risk_free_rate).toBe(RISK_FREE_RATE);
+    expect(state?.risk_free_rate).toBe(DEFAULT_RISK_FREE_RATE);
     const iv = await sql.query("select symbol, count(*)::int as n from iv_daily group by symbol");
     expect(iv.length).toBeGreaterThan(5);
     for (const r of iv) expect(r.n).toBe(252);
@@ -80,11 +114,15 @@ describe("seeded test market (through the local endpoint)", () => {
   it("keeps 7 sessions of flow prints, each classified by the quote rule against its own NBBO", async () => {
     const sessions = await sql.query("select distinct session_date from flow_prints");
     expect(sessions).toHaveLength(7);
-    const prints = await sql.query("select price, bid, ask, side, sentiment, option_type, size, premium from flow_prints limit 2000");
+    const prints = await sql.query(
+      "select price, bid, ask, side, sentiment, option_type, strike, size, premium, underlying_price, otm_pct, print_class from flow_prints limit 2000",
+    );
     expect(prints.length).toBeGreaterThan(100);
     for (const p of prints) {
       expect(p.side).toBe(classifyFill(p.price, p.bid, p.ask));
       expect(p.premium).toBeCloseTo(p.price * p.size * 100, 6);
+      expect(p.otm_pct).toBe(otmPercent(p.option_type, p.strike, p.underlying_price));
+      expect(p.print_class).toBe("regular");
     }
   });
 

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { writeQuoteTable } from "../../scripts/lib/load-quote-table";
-import { openBackend } from "../../scripts/lib/sql-backend";
+import { writeQuoteTable } from "../../scripts/loaders/write-quote-table";
+import { openBackend } from "../../scripts/sql-endpoint/sql-backend";
 import { parseQuoteTable, priceContracts } from "../../scripts/loaders/cboe-quote-table";
 
 const excerpt = readFileSync("test/fixtures/cboe/SPX_2022-02-04_excerpt.csv", "utf8");
@@ -24,6 +24,8 @@ describe("Cboe quote-table loader", () => {
     expect(settlement("SPX220218C04500000")).toBe("am");
     expect(settlement("SPXW220218C04500000")).toBe("pm");
     expect(parseQuoteTable(excerpt, { asOf: "2022-02-03" }).sessionDate).toBe("2022-02-03");
+    // A download dated on a holiday (Washington's Birthday 2022) holds the session before.
+    expect(parseQuoteTable(excerpt, { asOf: "2022-02-21" }).sessionDate).toBe("2022-02-18");
   });
 
   it("reports each malformed row with its line number and reason, and keeps the good ones", () => {

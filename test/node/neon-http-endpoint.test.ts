@@ -1,3 +1,5 @@
+import { testSqlPassword } from "../support/sql-password";
+import { request } from "node:http";
 import { neon, neonConfig } from "@neondatabase/serverless";
 import { beforeAll, describe, expect, it } from "vitest";
 
@@ -6,8 +8,12 @@ import { beforeAll, describe, expect, it } from "vitest";
  * PGlite by default and on the PostgreSQL server when DATABASE_URL is set.
  */
 const port = Number(process.env.TEST_SQL_PORT);
-const url = `postgresql://app:app@127.0.0.1:${port}/market`;
+const url = `postgresql://app:${testSqlPassword()}@127.0.0.1:${port}/market`;
 const sql = neon(url);
+
+/** A raw protocol request, with the connection string the driver would send. */
+const post = (body: string, headers: Record<string, string> = {}) =>
+  fetch(`http://127.0.0.1:${port}/sql`, { method: "POST", headers: { "Neon-Connection-String": url, ...headers }, body });
 
 beforeAll(async () => {
   neonConfig.fetchEndpoint = (host, p) => `http://${host}:${p}/sql`;
@@ -55,7 +61,7 @@ describe("local Neon SQL-over-HTTP endpoint", () => {
     const err = await sql.query("select * from no_such_table").catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Error);
     expect(err).toMatchObject({ code: "42P01", message: expect.stringContaining("no_such_table") });
-    const res = await fetch(`http://127.0.0.1:${port}/sql`, { method: "POST", body: JSON.stringify({ query: "select 1/0", params: [] }) });
+    const res = await post(JSON.stringify({ query: "select 1/0", params: [] }));
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ code: "22012", message: "division by zero", severity: "ERROR" });
   });
@@ -68,14 +74,12 @@ describe("local Neon SQL-over-HTTP endpoint", () => {
       JSON.stringify({ queries: "x" }),
       JSON.stringify({ query: "select 1", params: "x" }),
     ]) {
-      const res = await fetch(`http://127.0.0.1:${port}/sql`, { method: "POST", body });
+      const res = await post(body);
       expect(res.status, body).toBe(400);
       expect(await res.json()).toHaveProperty("message");
     }
-    const header = await fetch(`http://127.0.0.1:${port}/sql`, {
-      method: "POST",
-      headers: { "Neon-Batch-Isolation-Level": "Chaotic" },
-      body: JSON.stringify({ queries: [{ query: "select 1", params: [] }] }),
+    const header = await post(JSON.stringify({ queries: [{ query: "select 1", params: [] }] }), {
+      "Neon-Batch-Isolation-Level": "Chaotic",
     });
     expect(header.status).toBe(400);
   });
@@ -110,5 +114,32 @@ describe("local Neon SQL-over-HTTP endpoint", () => {
     await Promise.all(batches);
     const [row] = await sql.query("select n from protocol_probe where id = 1");
     expect(row?.n).toBe(24);
+  });
+
+  it("serves only this run's clients: the password, no browser, the loopback host name", async () => {
+    const select = JSON.stringify({ query: "select 1", params: [] });
+    const wrong = url.replace(`:${testSqlPassword()}@`, ":guess@");
+    for (const headers of [{ "Neon-Connection-String": wrong }, { "Neon-Connection-String": "" }]) {
+      const res = await fetch(`http://127.0.0.1:${port}/sql`, { method: "POST", headers, body: select });
+      expect(res.status).toBe(401);
+      expect(await res.json()).toMatchObject({ code: "28P01" });
+    }
+    expect((await fetch(`http://127.0.0.1:${port}/sql`, { method: "POST", body: select })).status).toBe(401);
+    // A page the developer visits can send a text/plain POST without a preflight, but not hide its Origin.
+    expect((await post(select, { Origin: "https://evil.example", "Content-Type": "text/plain" })).status).toBe(403);
+    // DNS rebinding: another host name resolving to 127.0.0.1.
+    const rebound = await new Promise<number>((resolve, reject) => {
+      const req = request(
+        { host: "127.0.0.1", port, path: "/sql", method: "POST", headers: { Host: `evil.example:${port}`, "Neon-Connection-String": url } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
+      req.on("error", reject);
+      req.end(select);
+    });
+    expect(rebound).toBe(403);
+    expect((await post(select)).status).toBe(200);
   });
 });

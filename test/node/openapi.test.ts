@@ -82,3 +82,42 @@ describe("API description of the market endpoints", () => {
     expect(byName.get("dteMax")?.description).toBe("Alias of maxDte.");
   });
 });
+
+describe("error responses in the description", () => {
+  type Op = {
+    responses: Record<string, { content?: { "application/json": { schema: { allOf?: { properties?: Record<string, unknown> }[] } } } }>;
+  };
+  const doc = buildOpenApiDocument(routes) as { paths: Record<string, Record<string, Op>> };
+  const codes = (path: string, status: number) =>
+    (
+      doc.paths[path]!.get!.responses[String(status)]?.content?.["application/json"].schema.allOf?.[1]?.properties?.error as
+        { enum: string[] } | undefined
+    )?.enum;
+
+  it("lists per status exactly the codes the route can answer", () => {
+    expect(codes("/v1/chain/{symbol}", 404)).toEqual(["not_found"]);
+    expect(codes("/v1/chain/{symbol}", 400)).toEqual(["credentials_in_query", "invalid_parameter", "invalid_range", "missing_symbol"]);
+    expect(codes("/v1/chain/{symbol}", 403)).toEqual([
+      "origin_forbidden",
+      "plan_upgrade_required",
+      "subscription_inactive",
+      "subscription_required",
+      "trial_ended",
+      "wrong_credential_type",
+    ]);
+    expect(codes("/v1/quotes/{symbol}", 502)).toEqual(["upstream_error"]);
+    expect(codes("/v1/options/quotes", 400)).toEqual(["credentials_in_query", "invalid_parameter", "missing_symbol", "too_many_symbols"]);
+    // verify and usage need no subscription: no entitlement codes.
+    expect(codes("/v1/usage", 403)).toEqual(["origin_forbidden", "wrong_credential_type"]);
+  });
+
+  it("documents the 400 of public routes and no authentication errors on them", () => {
+    expect(codes("/health", 400)).toEqual(["credentials_in_query"]);
+    expect(codes("/health", 401)).toBeUndefined();
+    expect(codes("/public/plans", 429)).toEqual(["rate_limited"]);
+  });
+
+  it("matches the committed snapshot: every change to the contract shows in review", async () => {
+    await expect(JSON.stringify(buildOpenApiDocument(routes), null, 2) + "\n").toMatchFileSnapshot("../snapshots/openapi.json");
+  });
+});

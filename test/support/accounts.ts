@@ -1,6 +1,6 @@
 import { call } from "./worker";
 
-export const ADMIN_TOKEN = "test-admin-token-0123456789";
+export const ADMIN_TOKEN = "test-admin-token-0123456789abcdefghijk";
 
 /** A call to the internal admin API with the test token. */
 export async function admin<T = unknown>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {

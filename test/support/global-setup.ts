@@ -1,14 +1,16 @@
+import { testSqlPassword } from "./sql-password";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openBackend, type SqlBackend } from "../../scripts/lib/sql-backend";
-import { startNeonHttpServer, type NeonHttpServer } from "../../scripts/lib/neon-http-server";
-import { resetDatabase } from "../../scripts/lib/reset";
-import { seedMarket } from "../../scripts/lib/seed-market";
+import { openBackend, type SqlBackend } from "../../scripts/sql-endpoint/sql-backend";
+import { startNeonHttpServer, type NeonHttpServer } from "../../scripts/sql-endpoint/neon-http-server";
+import { resetDatabase } from "../../scripts/db/reset";
+import { seedMarket } from "../../scripts/generator/seed-market";
 import { readFileSync } from "node:fs";
-import { writeQuoteTable } from "../../scripts/lib/load-quote-table";
+import { writeQuoteTable } from "../../scripts/loaders/write-quote-table";
 import { parseQuoteTable, priceContracts } from "../../scripts/loaders/cboe-quote-table";
 import type { Server } from "node:http";
+import { startOutageEndpoint, type OutageEndpoint } from "./database-outage";
 import { startVendorServer } from "./vendor-server";
 
 /** The rate the SPX excerpt is loaded with (Feb 2022 T-bill yields were about 0.1-0.3%). */
@@ -18,6 +20,7 @@ let backend: SqlBackend | undefined;
 let server: NeonHttpServer | undefined;
 let dataDir: string | undefined;
 let vendor: Server | undefined;
+let outage: OutageEndpoint | undefined;
 
 /**
  * Starts the local Neon endpoint the Worker under test talks to: PGlite by default, the
@@ -33,13 +36,15 @@ export async function setup(): Promise<void> {
   // Real data next to the synthetic market: the Cboe SPX excerpt, through the production loader.
   const table = parseQuoteTable(readFileSync("test/fixtures/cboe/SPX_2022-02-04_excerpt.csv", "utf8"));
   await writeQuoteTable(backend, table, priceContracts(table, LOADED_FILE_RATE, 0), LOADED_FILE_RATE);
-  server = await startNeonHttpServer(backend, Number(process.env.TEST_SQL_PORT));
+  server = await startNeonHttpServer(backend, { port: Number(process.env.TEST_SQL_PORT), password: testSqlPassword() });
+  outage = await startOutageEndpoint(backend, databaseUrl, Number(process.env.TEST_OUTAGE_SQL_PORT));
   vendor = await startVendorServer(Number(process.env.TEST_VENDOR_PORT));
 }
 
 export async function teardown(): Promise<void> {
   vendor?.closeAllConnections();
   vendor?.close();
+  await outage?.close();
   await server?.close();
   await backend?.close();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });

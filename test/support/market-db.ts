@@ -1,6 +1,8 @@
 import { neon } from "@neondatabase/serverless";
 import { useNeonEndpoint } from "../../src/db/client";
+import { todayInNewYork } from "../../src/domain/calendar";
 export { addDays, daysBetween } from "../../src/domain/calendar";
+import { admin } from "./accounts";
 import { testEnv } from "./worker";
 
 /** Raw SQL on the market database, for arranging data and checking answers against it. */
@@ -15,12 +17,15 @@ export function controlSql() {
   return neon(testEnv.CONTROL_DATABASE_URL);
 }
 
-/** Simulates a new market load: a new snapshot version and time. */
+/** Simulates a new market load as the loaders do it: a new snapshot version and time, then the edge is told. */
 export async function bumpMarketVersion(): Promise<void> {
   await marketSql().query("update market_state set version = version + 1, as_of = now()");
+  const res = await admin("POST", "/admin/market/snapshot");
+  if (res.status !== 200) throw new Error(`snapshot refresh failed: ${res.status}`);
 }
 
-export const etToday = () => new Intl.DateTimeFormat("en-CA", { timeZone: "America/New_York" }).format(new Date());
+/** Today's date in New York: the service's own calendar, so tests and handlers never disagree. */
+export const etToday = () => todayInNewYork();
 
 /**
  * A dedicated underlying with a small chain (calls and puts, several expirations), so tests that

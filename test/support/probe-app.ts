@@ -1,6 +1,8 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { z } from "zod";
+import { sql } from "drizzle-orm";
 import { newApp } from "../../src/app";
+import { marketDatabase } from "../../src/db/for-request";
 import { ApiError } from "../../src/http/errors";
 import { defineRoute } from "../../src/http/route";
 import { routes } from "../../src/routes";
@@ -11,39 +13,53 @@ import { testEnv } from "./worker";
  * one, one that throws, one with a validated parameter, one answering 404), so the access
  * pipeline can be exercised before the real data endpoints exist.
  */
-const probe = (path: string, handler: Parameters<typeof defineRoute>[0]["handler"], query?: z.ZodType) =>
+/** A test-only GET route (entitled unless said otherwise) with no response schema. */
+export const probe = (
+  path: string,
+  handler: Parameters<typeof defineRoute>[0]["handler"],
+  query?: z.ZodType,
+  access: "public" | "entitled" = "entitled",
+) =>
   defineRoute({
     method: "get",
     path,
     operationId: path,
     summary: path,
     tags: [],
-    access: "entitled",
-    responses: {},
+    access,
+    response: { description: path },
     handler,
     ...(query ? { query } : {}),
   });
 
 const probeRoutes = [
-  probe("/v1/test/ok", (c) => c.json({ ok: true })),
+  probe("/v1/test/ok", () => ({ ok: true })),
   probe(
     "/v1/test/slow",
-    async (c, { query }) => {
+    async (_c, { query }) => {
       await new Promise((resolve) => setTimeout(resolve, (query as { ms: number }).ms));
-      return c.json({ ok: true });
+      return { ok: true };
     },
     z.object({ ms: z.coerce.number().int().min(0).max(5_000) }),
   ),
   probe("/v1/test/throw", () => {
     throw new Error("boom");
   }),
-  probe("/v1/test/validated", (c) => c.json({ ok: true }), z.object({ n: z.coerce.number().int() })),
+  probe("/v1/test/validated", () => ({ ok: true }), z.object({ n: z.coerce.number().int() })),
   probe("/v1/test/missing", () => {
     throw new ApiError("not_found", "No such thing.");
   }),
+  probe(
+    "/v1/test/slow-query",
+    async (c, { query }) => {
+      await marketDatabase(c).execute(sql`select pg_sleep(${(query as { s: number }).s})`);
+      return { ok: true };
+    },
+    z.object({ s: z.coerce.number().min(0).max(5) }),
+  ),
 ];
 
-const app = newApp([...routes, ...probeRoutes]);
+export const app = newApp([...routes, ...probeRoutes]);
 
 let ip = 0;
 

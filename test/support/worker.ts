@@ -1,10 +1,15 @@
 import { env, exports } from "cloudflare:workers";
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import type { z } from "zod";
+import { ErrorEnvelopeSchema } from "../../src/http/error-schema";
+import type { ErrorCode } from "../../src/http/errors";
 import worker from "../../src/index";
 import type { Bindings } from "../../src/env";
 
 export interface TestBindings extends Bindings {
   TEST_DEAD_DATABASE_URL: string;
+  TEST_OUTAGE_DATABASE_URL: string;
+  TEST_OUTAGE_CONTROL: string;
 }
 
 export const testEnv = env as unknown as TestBindings;
@@ -36,18 +41,17 @@ export async function callWith(overrides: Partial<TestBindings>, path: string, i
   return res;
 }
 
-export interface ErrorBody {
-  error: string;
-  message: string;
-  status: number;
-  timestamp: string;
-  request_id: string;
-  [extra: string]: unknown;
-}
+export type ErrorBody = z.output<typeof ErrorEnvelopeSchema>;
 
-/** Asserts the spec's error envelope and returns it. */
-export async function expectError(res: Response, status: number, code: string): Promise<ErrorBody> {
-  const body = (await res.json()) as ErrorBody;
+/** Asserts the spec's error envelope (the description's own schema, no other fields) and returns it. */
+export async function expectError(res: Response, status: number, code: ErrorCode): Promise<ErrorBody> {
+  const raw: unknown = await res.json();
+  const parsed = ErrorEnvelopeSchema.safeParse(raw);
+  if (!parsed.success) throw new Error(`not the error envelope: ${JSON.stringify(raw)}`);
+  const body = parsed.data;
+  if (JSON.stringify(Object.keys(body).sort()) !== JSON.stringify(Object.keys(raw as object).sort())) {
+    throw new Error(`fields outside the envelope: ${JSON.stringify(raw)}`);
+  }
   if (res.status !== status || body.error !== code) {
     throw new Error(`expected ${status} ${code}, got ${res.status} ${JSON.stringify(body)}`);
   }

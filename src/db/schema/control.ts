@@ -8,6 +8,11 @@ export const accounts = pgTable("accounts", {
   createdAt: tsz("created_at").notNull().defaultNow(),
   /** Set once, when the account's single trial starts. */
   trialStartedAt: tsz("trial_started_at"),
+  /**
+   * Moves on in the same transaction as every control-plane write to the account (subscription,
+   * keys): the account's Durable Object keeps the snapshot with the highest version it has seen.
+   */
+  snapshotVersion: bigint("snapshot_version", { mode: "number" }).notNull().default(0),
 });
 
 /** API keys are stored only as SHA-256 hashes plus the 16-character display prefix. */

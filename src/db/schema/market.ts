@@ -12,6 +12,7 @@ import {
   text,
   uniqueIndex,
 } from "drizzle-orm/pg-core";
+import { sql } from "drizzle-orm";
 import { tsz } from "./columns";
 
 const day = (name: string) => date(name, { mode: "string" });
@@ -171,7 +172,11 @@ export const dividends = pgTable(
   (t) => [primaryKey({ columns: [t.symbol, t.exDate] }), index("dividends_ex_date_idx").on(t.exDate, t.symbol)],
 );
 
-/** Seven sessions of classified trade prints, priced against the NBBO at trade time. */
+/**
+ * Seven sessions of classified trade prints, priced against the NBBO at trade time. Prints loaded
+ * from vendor files carry their venue, sequence number and condition; (contract, time, sequence
+ * number) identifies them, so a reload updates instead of duplicating.
+ */
 export const flowPrints = pgTable(
   "flow_prints",
   {
@@ -188,18 +193,33 @@ export const flowPrints = pgTable(
     premium: doublePrecision("premium").notNull(),
     bid: doublePrecision("bid"),
     ask: doublePrecision("ask"),
-    underlyingPrice: doublePrecision("underlying_price").notNull(),
+    /** Null when the feed had no underlying quote at the trade. */
+    underlyingPrice: doublePrecision("underlying_price"),
+    /** Strike beyond spot in percent of spot, negative in the money; null without a spot. */
+    otmPct: doublePrecision("otm_pct"),
     side: text("side", { enum: ["ask", "bid", "mid", "unknown"] }).notNull(),
     sentiment: text("sentiment", { enum: ["bullish", "bearish", "neutral"] }).notNull(),
     executionType: text("execution_type", { enum: ["sweep", "block", "split"] }).notNull(),
     volume: integer("volume").notNull(),
-    openInterest: integer("open_interest").notNull(),
-    opening: boolean("opening").notNull(),
+    /** Null when unknown (trade files carry none); `opening` is then null too. */
+    openInterest: integer("open_interest"),
+    opening: boolean("opening"),
     delta: doublePrecision("delta"),
     iv: doublePrecision("iv"),
     isEtfOrIndex: boolean("is_etf_or_index").notNull(),
+    /** `complex` (multi-leg) and `canceled` prints count for neither sentiment nor net premium. */
+    printClass: text("print_class", { enum: ["regular", "complex", "canceled"] })
+      .notNull()
+      .default("regular"),
+    /** The vendor's venue id (Cboe DataShop: 5 = Cboe), sequence number and trade condition id. */
+    exchangeId: smallint("exchange_id"),
+    sequenceNumber: bigint("sequence_number", { mode: "number" }),
+    tradeConditionId: smallint("trade_condition_id"),
   },
   (t) => [
+    uniqueIndex("flow_prints_trade_idx")
+      .on(t.optionSymbol, t.executedAt, t.sequenceNumber)
+      .where(sql`${t.sequenceNumber} is not null`),
     index("flow_prints_ticker_time_idx").on(t.ticker, t.executedAt.desc()),
     index("flow_prints_session_premium_idx").on(t.sessionDate, t.premium.desc()),
     index("flow_prints_session_time_idx").on(t.sessionDate, t.executedAt.desc()),

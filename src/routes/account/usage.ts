@@ -18,6 +18,7 @@ export const UsageSchema = z.object({
     .nullable()
     .describe("Null without an active plan."),
 });
+export type Usage = z.infer<typeof UsageSchema>;
 
 export const usageRoute = defineRoute({
   method: "get",
@@ -27,11 +28,11 @@ export const usageRoute = defineRoute({
   description: "Needs only a valid key; no subscription required.",
   tags: ["Account"],
   access: "key",
-  responses: { 200: { description: "Usage of the key's account.", schema: UsageSchema } },
+  response: { description: "Usage of the key's account.", schema: UsageSchema },
   handler: (c) => {
     const { entitlement, usage } = c.get("account");
     const plan = entitlement.entitled ? planById(entitlement.plan) : undefined;
-    const body: z.infer<typeof UsageSchema> = {
+    return {
       plan: entitlement.plan,
       subscription_status: entitlement.subscriptionStatus,
       entitled: entitlement.entitled,
@@ -40,6 +41,5 @@ export const usageRoute = defineRoute({
       concurrency: plan ? { max: plan.limits.concurrency } : null,
       requests: plan ? { today: usage.today, reset_at: usage.resetAt, reset_unix: Math.floor(Date.parse(usage.resetAt) / 1000) } : null,
     };
-    return c.json(body);
   },
 });

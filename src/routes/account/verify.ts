@@ -12,6 +12,7 @@ export const VerifySchema = z.object({
     .enum(["", "subscription_required", "subscription_inactive", "trial_ended", "plan_upgrade_required"])
     .describe("Reason code when not entitled; empty string when entitled."),
 });
+export type Verify = z.infer<typeof VerifySchema>;
 
 export const verifyRoute = defineRoute({
   method: "get",
@@ -21,18 +22,17 @@ export const verifyRoute = defineRoute({
   description: "Needs only a valid key; no subscription required.",
   tags: ["Account"],
   access: "key",
-  responses: { 200: { description: "The key and its account's entitlement.", schema: VerifySchema } },
+  response: { description: "The key and its account's entitlement.", schema: VerifySchema },
   handler: (c) => {
     const { keyId, keyPrefix, entitlement } = c.get("account");
-    const body: z.infer<typeof VerifySchema> = {
+    return {
       key_id: keyId,
       key_prefix: keyPrefix,
-      status: "authenticated",
+      status: "authenticated" as const,
       plan: entitlement.plan,
       subscription_status: entitlement.subscriptionStatus,
       entitled: entitlement.entitled,
       entitlement_reason: entitlement.reason,
     };
-    return c.json(body);
   },
 });

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { SUBSCRIPTION_STATUSES } from "../../control/control-plane";
 import { controlPlaneFor } from "../../control/for-request";
 import { defineRoute } from "../../http/route";
-import { respond } from "./results";
+import { unwrap } from "./results";
 
 const accountName = z
   .string()
@@ -25,8 +25,8 @@ export const createAccountRoute = defineRoute({
     plan: z.string().min(1).max(40).optional(),
     trialEnded: z.boolean().optional(),
   }),
-  responses: { 201: { description: "Created." } },
-  handler: async (c, { body }) => respond(c, await controlPlaneFor(c).createAccount(body), 201),
+  response: { status: 201, description: "Created." },
+  handler: async (c, { body }) => unwrap(await controlPlaneFor(c).createAccount(body)),
 });
 
 export const getAccountRoute = defineRoute({
@@ -37,8 +37,8 @@ export const getAccountRoute = defineRoute({
   tags: ["Admin"],
   access: "admin",
   params: z.object({ name: accountName }),
-  responses: { 200: { description: "The account." } },
-  handler: async (c, { params }) => respond(c, await controlPlaneFor(c).accountView(params.name)),
+  response: { description: "The account." },
+  handler: async (c, { params }) => unwrap(await controlPlaneFor(c).accountView(params.name)),
 });
 
 export const setSubscriptionRoute = defineRoute({
@@ -50,6 +50,6 @@ export const setSubscriptionRoute = defineRoute({
   access: "admin",
   params: z.object({ name: accountName }),
   body: z.object({ status, plan: z.string().min(1).max(40).optional(), trialEnded: z.boolean().optional() }),
-  responses: { 200: { description: "The account after the change." } },
-  handler: async (c, { params, body }) => respond(c, await controlPlaneFor(c).setSubscription({ account: params.name, ...body })),
+  response: { description: "The account after the change." },
+  handler: async (c, { params, body }) => unwrap(await controlPlaneFor(c).setSubscription({ account: params.name, ...body })),
 });

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { controlPlaneFor } from "../../control/for-request";
 import { defineRoute } from "../../http/route";
-import { respond } from "./results";
+import { unwrap } from "./results";
 
 const accountParams = z.object({ name: z.string().trim().min(1).max(100) });
 
@@ -13,8 +13,8 @@ export const createKeyRoute = defineRoute({
   tags: ["Admin"],
   access: "admin",
   params: accountParams,
-  responses: { 201: { description: "The new key." } },
-  handler: async (c, { params }) => respond(c, await controlPlaneFor(c).createKey(params.name), 201),
+  response: { status: 201, description: "The new key." },
+  handler: async (c, { params }) => unwrap(await controlPlaneFor(c).createKey(params.name)),
 });
 
 export const listKeysRoute = defineRoute({
@@ -25,8 +25,8 @@ export const listKeysRoute = defineRoute({
   tags: ["Admin"],
   access: "admin",
   params: accountParams,
-  responses: { 200: { description: "Keys, oldest first." } },
-  handler: async (c, { params }) => respond(c, await controlPlaneFor(c).listKeys(params.name)),
+  response: { description: "Keys, oldest first." },
+  handler: async (c, { params }) => unwrap(await controlPlaneFor(c).listKeys(params.name)),
 });
 
 export const revokeKeyRoute = defineRoute({
@@ -36,7 +36,7 @@ export const revokeKeyRoute = defineRoute({
   summary: "Revoke an API key",
   tags: ["Admin"],
   access: "admin",
-  params: z.object({ id: z.coerce.number().int().positive() }),
-  responses: { 200: { description: "The revoked key." } },
-  handler: async (c, { params }) => respond(c, await controlPlaneFor(c).revokeKey(params.id)),
+  params: z.object({ id: z.coerce.number().int().positive().max(2_147_483_647, "is not a key id") }),
+  response: { description: "The revoked key." },
+  handler: async (c, { params }) => unwrap(await controlPlaneFor(c).revokeKey(params.id)),
 });

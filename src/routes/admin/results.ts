@@ -1,5 +1,3 @@
-import type { Context } from "hono";
-import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { ControlResult } from "../../control/control-plane";
 import { ApiError, type ErrorCode } from "../../http/errors";
 
@@ -11,8 +9,8 @@ const REASON_CODES: Record<Exclude<ControlResult<unknown>, { ok: true }>["reason
   invalid: "invalid_body",
 };
 
-/** Renders a control-plane result: the value as JSON, or the matching error. */
-export function respond<T>(c: Context, result: ControlResult<T>, status: ContentfulStatusCode = 200): Response {
+/** A control-plane result as a response body, or the matching error: only the HTTP layer throws. */
+export function unwrap<T>(result: ControlResult<T>): T {
   if (!result.ok) throw new ApiError(REASON_CODES[result.reason], result.message);
-  return c.json(result.value as object, status);
+  return result.value;
 }

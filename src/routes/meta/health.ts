@@ -6,6 +6,7 @@ export const HealthSchema = z.object({
   status: z.literal("ok"),
   version: z.string().describe("Service version."),
 });
+export type Health = z.infer<typeof HealthSchema>;
 
 export const healthRoute = defineRoute({
   method: "get",
@@ -15,6 +16,6 @@ export const healthRoute = defineRoute({
   description: "200 with the service version while the process is alive. Touches no dependency.",
   tags: ["Meta"],
   access: "public",
-  responses: { 200: { description: "Alive.", schema: HealthSchema } },
-  handler: (c) => c.json({ status: "ok" as const, version: SERVICE_VERSION }),
+  response: { description: "Alive.", schema: HealthSchema },
+  handler: () => ({ status: "ok" as const, version: SERVICE_VERSION }),
 });

@@ -21,6 +21,7 @@ export const PlansSchema = z.object({
     }),
   ),
 });
+export type Plans = z.infer<typeof PlansSchema>;
 
 export const plansRoute = defineRoute({
   method: "get",
@@ -29,9 +30,9 @@ export const plansRoute = defineRoute({
   summary: "Plans, prices and limits",
   tags: ["Meta"],
   access: "public",
-  responses: { 200: { description: "Current plans.", schema: PlansSchema } },
+  response: { description: "Plans offered to customers.", schema: PlansSchema },
   handler: (c) => {
     c.header("Cache-Control", "public, max-age=300");
-    return c.json({ plans: PLANS });
+    return { plans: PLANS.filter((p) => p.listed).map(({ listed: _listed, ...plan }) => plan) };
   },
 });

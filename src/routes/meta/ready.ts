@@ -4,6 +4,8 @@ import { defineRoute } from "../../http/route";
 import { SERVICE_VERSION } from "../../version";
 
 const PROBE_TIMEOUT_MS = 2_000;
+/** A public route must not turn every call into two database round trips: results are reused this long per isolate. */
+const RESULT_TTL_MS = 2_000;
 
 const CheckSchema = z.object({
   ok: z.boolean(),
@@ -16,6 +18,7 @@ export const ReadinessSchema = z.object({
   version: z.string(),
   checks: z.object({ market: CheckSchema, control: CheckSchema }),
 });
+export type Readiness = z.infer<typeof ReadinessSchema>;
 
 type Check = z.infer<typeof CheckSchema>;
 
@@ -37,26 +40,33 @@ async function probe(url: string): Promise<Check> {
   }
 }
 
+let last: { key: string; at: number; checks: Readiness["checks"] } | undefined;
+
+/** Both probes, or the result of the last ones for the same databases if they are recent enough. */
+async function checks(marketUrl: string, controlUrl: string): Promise<Readiness["checks"]> {
+  const key = `${marketUrl}\n${controlUrl}`;
+  if (last && last.key === key && Date.now() - last.at < RESULT_TTL_MS) return last.checks;
+  const [market, control] = await Promise.all([probe(marketUrl), probe(controlUrl)]);
+  last = { key, at: Date.now(), checks: { market, control } };
+  return last.checks;
+}
+
 export const readyRoute = defineRoute({
   method: "get",
   path: "/ready",
   operationId: "getReadiness",
   summary: "Readiness",
-  description: `Probes the market and control-plane databases (each bounded to ${PROBE_TIMEOUT_MS} ms). 200 when both answer, 503 with the same body shape when either fails.`,
+  description: `Probes the market and control-plane databases (each bounded to ${PROBE_TIMEOUT_MS} ms; results reused for ${RESULT_TTL_MS / 1000} s). 200 when both answer, 503 with the same body shape when either fails.`,
   tags: ["Meta"],
   access: "public",
-  responses: {
-    200: { description: "Ready.", schema: ReadinessSchema },
-    503: { description: "Not ready; same body shape.", schema: ReadinessSchema },
-  },
+  response: { description: "Ready.", schema: ReadinessSchema },
+  otherResponses: { 503: { description: "Not ready; same body shape.", schema: ReadinessSchema } },
   handler: async (c) => {
     const config = c.get("config");
-    const [market, control] = await Promise.all([probe(config.MARKET_DATABASE_URL), probe(config.CONTROL_DATABASE_URL)]);
+    const { market, control } = await checks(config.MARKET_DATABASE_URL, config.CONTROL_DATABASE_URL);
     const ready = market.ok && control.ok;
     c.header("Cache-Control", "no-store");
-    return c.json(
-      { status: ready ? ("ready" as const) : ("not_ready" as const), version: SERVICE_VERSION, checks: { market, control } },
-      ready ? 200 : 503,
-    );
+    if (!ready) c.status(503);
+    return { status: ready ? ("ready" as const) : ("not_ready" as const), version: SERVICE_VERSION, checks: { market, control } };
   },
 });

@@ -1,0 +1,1 @@
+ALTER TABLE "accounts" ADD COLUMN "snapshot_version" bigint DEFAULT 0 NOT NULL;

@@ -1,0 +1,23 @@
+import type { SqlBackend } from "../sql-endpoint/sql-backend";
+
+/**
+ * Drops the secondary indexes of `tables` (primary keys stay), runs the bulk load, and re-creates
+ * them from their own definitions as Postgres reports them: building an index once is far cheaper
+ * than maintaining it across millions of inserts. The definitions are never written twice.
+ */
+export async function withIndexesDeferred<T>(backend: SqlBackend, tables: string[], load: () => Promise<T>): Promise<T> {
+  const { rows } = await backend.typedQuery(
+    `select i.indexname as name, i.indexdef as definition
+       from pg_indexes i
+      where i.schemaname = 'public' and i.tablename = any($1::text[])
+        and not exists (select 1 from pg_constraint c where c.conname = i.indexname)`,
+    [tables],
+  );
+  const indexes = rows as { name: string; definition: string }[];
+  for (const index of indexes) await backend.exec(`drop index if exists "${index.name}"`);
+  try {
+    return await load();
+  } finally {
+    for (const index of indexes) await backend.exec(index.definition);
+  }
+}

@@ -1,0 +1,128 @@
+import { DEFAULT_RISK_FREE_RATE, marketClock } from "../../src/domain/market-clock";
+import { previousSessions, sessionOnOrBefore, todayInNewYork } from "../../src/domain/calendar";
+import { Random } from "./random";
+import { emptyRows, TABLES, type TableName, type UnderlyingRows } from "./rows";
+import { generateUnderlying, IV_SESSIONS, type MarketContext, type SizeSpec } from "./underlying";
+import { buildUniverse, OUT_OF_COVERAGE } from "./universe";
+import type { PgTable } from "drizzle-orm/pg-core";
+import { bulkInsert, type InsertRow } from "../db/bulk-insert";
+import { withIndexesDeferred } from "../db/deferred-indexes";
+import type { SqlBackend } from "../sql-endpoint/sql-backend";
+
+export type MarketSize = "test" | "demo" | "full";
+
+const SIZES: Record<MarketSize, SizeSpec> = {
+  // The test market uses NDX so that real SPX data loaded by tests does not collide with it.
+  test: { underlyings: 12, density: 0.6, printsPerActivity: 12, index: "NDX" },
+  demo: { underlyings: 40, density: 1, printsPerActivity: 60, index: "SPX" },
+  full: { underlyings: 5000, density: 4.6, printsPerActivity: 110, index: "SPX" },
+};
+
+export interface SeedOptions {
+  size: MarketSize;
+  seed: number;
+  /** Session date of the snapshot (YYYY-MM-DD); default: the latest weekday in New York. */
+  sessionDate?: string;
+  onProgress?: (done: number, total: number) => void;
+}
+
+export interface SeedReport {
+  sessionDate: string;
+  underlyings: number;
+  contracts: number;
+  contractHistoryRows: number;
+  flowPrints: number;
+}
+
+const HISTORY_SESSIONS = 30;
+const FLOW_SESSIONS = 7;
+
+/** Tables whose secondary indexes are built after the load rather than maintained during it. */
+const BULK_TABLES = ["option_quotes", "option_daily", "flow_prints", "equity_daily", "iv_daily"];
+
+const TRUNCATE_MARKET =
+  "truncate market_state, underlyings, equity_quotes, equity_daily, option_quotes, option_daily, iv_daily, earnings, dividends, flow_prints, screener_contracts";
+
+const FLUSH_ROWS = 150_000;
+
+/**
+ * Buffers generated rows and writes them in table order (parents first). One write is kept in
+ * flight while the next batch is generated, so the generator and the database overlap.
+ */
+class MarketWriter {
+  #pending = emptyRows();
+  #size = 0;
+  #inFlight: Promise<void> = Promise.resolve();
+
+  constructor(private readonly backend: SqlBackend) {}
+
+  async add(rows: UnderlyingRows): Promise<void> {
+    for (const name of Object.keys(TABLES) as TableName[]) {
+      const target: unknown[] = this.#pending[name];
+      for (const row of rows[name]) target.push(row);
+      this.#size += rows[name].length;
+    }
+    if (this.#size >= FLUSH_ROWS) await this.#flush();
+  }
+
+  async finish(): Promise<void> {
+    await this.#flush();
+    await this.#inFlight;
+  }
+
+  async #flush(): Promise<void> {
+    const batch = this.#pending;
+    this.#pending = emptyRows();
+    this.#size = 0;
+    await this.#inFlight;
+    this.#inFlight = (async () => {
+      for (const name of Object.keys(TABLES) as TableName[]) {
+        // Each kind of row is typed for its table (UnderlyingRows); TypeScript cannot correlate the two by key.
+        await bulkInsert(this.backend, TABLES[name] as PgTable, batch[name] as InsertRow<PgTable>[]);
+      }
+    })();
+  }
+}
+
+/**
+ * Generates a complete, internally consistent market for `options.size` and replaces the market
+ * tables with it. Deterministic for a given seed and session date.
+ */
+export async function seedMarket(backend: SqlBackend, options: SeedOptions): Promise<SeedReport> {
+  const spec = SIZES[options.size];
+  const sessionDate = options.sessionDate ?? sessionOnOrBefore(todayInNewYork());
+  const root = new Random(options.seed);
+  const clock = marketClock(sessionDate);
+  const dailySessions = previousSessions(sessionDate, IV_SESSIONS);
+  const ctx: MarketContext = {
+    spec,
+    clock,
+    dailySessions,
+    historySessions: dailySessions.slice(-HISTORY_SESSIONS),
+    flowSessions: dailySessions.slice(-FLOW_SESSIONS),
+    asOf: clock.asOf.toISOString(),
+  };
+  const universe = [...buildUniverse(spec.underlyings, root.fork("universe"), spec.index), ...OUT_OF_COVERAGE];
+  const report: SeedReport = { sessionDate, underlyings: 0, contracts: 0, contractHistoryRows: 0, flowPrints: 0 };
+
+  await backend.exec(TRUNCATE_MARKET);
+  await withIndexesDeferred(backend, BULK_TABLES, async () => {
+    const writer = new MarketWriter(backend);
+    for (const u of universe) {
+      const rows = generateUnderlying(u, ctx, root.fork(`u:${u.symbol}`));
+      report.underlyings++;
+      report.contracts += rows.options.length;
+      report.contractHistoryRows += rows.optionDaily.length;
+      report.flowPrints += rows.flow.length;
+      await writer.add(rows);
+      options.onProgress?.(report.underlyings, universe.length);
+    }
+    await writer.finish();
+  });
+  await backend.typedQuery(
+    "insert into market_state (id, version, as_of, session_date, risk_free_rate, source) values (1, $1, $2, $3, $4, $5)",
+    [Date.now(), ctx.asOf, sessionDate, DEFAULT_RISK_FREE_RATE, `synthetic:${options.size}:seed=${options.seed}`],
+  );
+  await backend.exec("analyze");
+  return report;
+}

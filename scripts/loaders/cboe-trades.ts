@@ -1,0 +1,324 @@
+import { yearsToExpiry } from "../../src/domain/market-clock";
+import { parse, type InfoRecord } from "csv-parse/sync";
+import { bsm } from "../../src/analytics/black-scholes";
+import {
+  classifyFill,
+  executionTypes,
+  isOpening,
+  otmPercent,
+  premiumOf,
+  sentimentOf,
+  type ExecutionType,
+  type FillSide,
+  type PrintClass,
+  type Sentiment,
+} from "../../src/analytics/flow";
+import { impliedVolatility } from "../../src/analytics/implied-volatility";
+import { isSession, newYorkInstant, toDate } from "../../src/domain/calendar";
+import { formatOcc, parseOcc, type OccContract } from "../../src/domain/occ";
+
+/**
+ * Cboe DataShop "Option Trades" CSV: one trade per row with the NBBO at trade time, then
+ * `number_of_exchanges` groups of `exchange,bid_size,bid,ask_size,ask` (so rows vary in length).
+ * Files bought with the Calcs add-on also carry `trade_iv` and `trade_delta`. Times are US/Eastern.
+ */
+export const COLUMNS = [
+  "underlying_symbol",
+  "quote_datetime",
+  "sequence_number",
+  "root",
+  "expiration",
+  "strike",
+  "option_type",
+  "exchange_id",
+  "trade_size",
+  "trade_price",
+  "trade_condition_id",
+  "canceled_trade_condition_id",
+  "best_bid",
+  "best_ask",
+  "underlying_bid",
+  "underlying_ask",
+  "number_of_exchanges",
+] as const;
+const OPTIONAL = ["trade_iv", "trade_delta"] as const;
+type Column = (typeof COLUMNS)[number] | (typeof OPTIONAL)[number];
+
+/**
+ * `trade_condition_id` values of multi-leg / complex prints (mostly between bid and ask, up to
+ * 23k lots in the 2016 VIX sample). Cboe's numeric condition table was not retrievable; the ids
+ * come from the reference-data README and ANALYTICS.md §4.4.
+ */
+export const COMPLEX_CONDITIONS: ReadonlySet<number> = new Set([35, 106]);
+
+/**
+ * Underlyings whose options are priced off the index's futures, not its spot (Cboe's volatility
+ * indexes): the file's underlying quote is the spot, so IV and delta from it would be wrong.
+ */
+export const FORWARD_PRICED: ReadonlySet<string> = new Set(["VIX", "VXN", "RVX", "VVIX", "OVX", "GVZ"]);
+
+export interface CboeTrade {
+  line: number;
+  /** Underlying without Cboe's `^` index prefix. */
+  underlying: string;
+  isIndex: boolean;
+  contract: OccContract;
+  optionSymbol: string;
+  settlement: "am" | "pm";
+  executedAt: Date;
+  sessionDate: string;
+  sequenceNumber: number;
+  exchangeId: number;
+  size: number;
+  price: number;
+  conditionId: number;
+  /** 0 normal, 1 a trade later canceled, 2 the cancel message itself. */
+  canceledConditionId: number;
+  /** The NBBO at trade time; both null when there was no market (ask ≤ 0). A zero bid is kept. */
+  bid: number | null;
+  ask: number | null;
+  /** Mid of the underlying's bid and ask; null when either is missing. */
+  underlyingPrice: number | null;
+  vendorIv: number | null;
+  vendorDelta: number | null;
+}
+
+export interface TradeFile {
+  trades: CboeTrade[];
+  rejected: { row: number; reason: string }[];
+}
+
+const DATETIME = /^(\d{4}-\d{2}-\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?$/;
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const SYMBOL = /^\^?[A-Z][A-Z0-9.]{0,9}$/;
+const ROOT = /^[A-Z0-9.]{1,6}$/;
+
+function isoDate(text: string): string | null {
+  return DATE.test(text) && toDate(text).toISOString().slice(0, 10) === text ? text : null;
+}
+
+function number(cells: Record<string, string>, field: string, { min = 0, integer = false, max = Infinity } = {}): number {
+  const text = (cells[field] ?? "").trim();
+  const value = Number(text);
+  if (text === "" || !Number.isFinite(value) || value < min || value > max || (integer && !Number.isInteger(value))) {
+    const range = max === Infinity ? `≥ ${min}` : `in [${min}, ${max}]`;
+    throw new Error(`${field} is not ${integer ? "an integer" : "a number"} ${range}: '${text}'`);
+  }
+  return value;
+}
+
+/** Reads the header into column positions; throws when a required column is missing. */
+function headerIndex(header: string[]): Map<Column, number> {
+  const index = new Map<Column, number>();
+  header.forEach((name, i) => {
+    const n = name.trim() as Column;
+    if (((COLUMNS as readonly string[]).includes(n) || (OPTIONAL as readonly string[]).includes(n)) && !index.has(n)) index.set(n, i);
+  });
+  const missing = COLUMNS.filter((c) => !index.has(c));
+  if (missing.length) throw new Error(`not a Cboe DataShop option trades file: missing column(s) ${missing.join(", ")}`);
+  const venuesAt = index.get("number_of_exchanges") as number;
+  const late = [...index].filter(([, i]) => i > venuesAt).map(([name]) => name);
+  if (late.length) throw new Error(`not a Cboe DataShop option trades file: ${late.join(", ")} after number_of_exchanges`);
+  return index;
+}
+
+function parseRow(cells: string[], index: Map<Column, number>, line: number): CboeTrade {
+  const venuesAt = index.get("number_of_exchanges") as number;
+  if (cells.length <= venuesAt) throw new Error(`expected at least ${venuesAt + 1} columns, found ${cells.length}`);
+  const named: Record<string, string> = {};
+  for (const [name, i] of index) named[name] = cells[i] ?? "";
+  // Files since June 2022 leave the exchange count and the per-venue quotes empty.
+  const venues = named.number_of_exchanges?.trim() === "" ? 0 : number(named, "number_of_exchanges", { integer: true, max: 99 });
+  const expected = venuesAt + 1 + 5 * venues;
+  if (cells.length !== expected) throw new Error(`expected ${expected} columns for ${venues} exchange quotes, found ${cells.length}`);
+  for (let v = 0; v < venues; v++) {
+    const group = cells.slice(venuesAt + 1 + 5 * v, venuesAt + 6 + 5 * v);
+    if (group.some((c) => c.trim() === "" || !(Number(c) >= 0)))
+      throw new Error(`exchange quote ${v + 1} is not numeric: '${group.join(",")}'`);
+  }
+
+  const symbol = (named.underlying_symbol ?? "").trim();
+  if (!SYMBOL.test(symbol)) throw new Error(`bad underlying_symbol '${symbol}'`);
+  const time = DATETIME.exec((named.quote_datetime ?? "").trim());
+  const sessionDate = time ? isoDate(time[1] as string) : null;
+  if (!time || !sessionDate || Number(time[2]) > 23 || Number(time[3]) > 59 || Number(time[4]) > 59)
+    throw new Error(`bad quote_datetime '${named.quote_datetime}'`);
+  if (!isSession(sessionDate)) throw new Error(`${sessionDate} is not a trading session`);
+  const ms = Number((time[5] ?? "").padEnd(3, "0").slice(0, 3));
+  const executedAt = newYorkInstant(sessionDate, Number(time[2]), Number(time[3]), Number(time[4]), ms);
+
+  const root = (named.root ?? "").trim();
+  if (!ROOT.test(root)) throw new Error(`bad root '${root}'`);
+  const expiration = isoDate((named.expiration ?? "").trim());
+  if (!expiration) throw new Error(`bad expiration '${named.expiration}'`);
+  if (expiration < sessionDate) throw new Error(`traded on ${sessionDate}, after its expiration ${expiration}`);
+  const strike = number(named, "strike", { min: 0.001, max: 99_999.999 });
+  const type = (named.option_type ?? "").trim();
+  if (type !== "C" && type !== "P") throw new Error(`option_type is not C or P: '${type}'`);
+  const contract: OccContract = { root, expiration, side: type === "C" ? "call" : "put", strike };
+  const optionSymbol = formatOcc(contract);
+  if (!parseOcc(optionSymbol)) throw new Error(`no OCC symbol for ${root} ${expiration} ${type} ${strike}`);
+
+  const bid = number(named, "best_bid");
+  const ask = number(named, "best_ask");
+  const underlyingBid = number(named, "underlying_bid");
+  const underlyingAsk = number(named, "underlying_ask");
+  const vendorIv = index.has("trade_iv") ? number(named, "trade_iv", { max: 100 }) : 0;
+  const vendorDelta = index.has("trade_delta") ? number(named, "trade_delta", { min: -1, max: 1 }) : 0;
+  const isIndex = symbol.startsWith("^");
+  const underlying = isIndex ? symbol.slice(1) : symbol;
+  return {
+    line,
+    underlying,
+    isIndex,
+    contract,
+    optionSymbol,
+    // As in the quote-table loader: an index's own root settles at the open, every other root at the close.
+    settlement: isIndex && root === underlying ? "am" : "pm",
+    executedAt,
+    sessionDate,
+    sequenceNumber: number(named, "sequence_number", { integer: true, max: Number.MAX_SAFE_INTEGER }),
+    exchangeId: number(named, "exchange_id", { integer: true, max: 32_767 }),
+    size: number(named, "trade_size", { min: 1, integer: true, max: 2_147_483_647 }),
+    price: number(named, "trade_price", { min: 0.0001 }),
+    conditionId: number(named, "trade_condition_id", { integer: true, max: 32_767 }),
+    canceledConditionId: number(named, "canceled_trade_condition_id", { integer: true, max: 32_767 }),
+    bid: ask > 0 ? bid : null,
+    ask: ask > 0 ? ask : null,
+    underlyingPrice: underlyingBid > 0 && underlyingAsk >= underlyingBid ? (underlyingBid + underlyingAsk) / 2 : null,
+    vendorIv: vendorIv > 0 ? vendorIv : null,
+    vendorDelta: vendorIv > 0 ? vendorDelta : null,
+  };
+}
+
+/**
+ * Parses a trades file. Malformed rows are reported with their line number and reason, never
+ * silently dropped; a repeated trade (same contract, time and sequence number) is reported too.
+ */
+export function parseCboeTrades(text: string): TradeFile {
+  // The format never quotes, so quoting is off: a stray quote is then one bad field, not a parse
+  // error that swallows the lines after it.
+  const options = { relax_column_count: true, skip_empty_lines: false, bom: true, quote: false, info: true };
+  // With `info`, each record comes as {record, info}; the library's types do not say so.
+  const records = parse(text, options) as unknown as { record: string[]; info: InfoRecord }[];
+  const index = headerIndex(records[0]?.record ?? []);
+  const trades: CboeTrade[] = [];
+  const rejected: TradeFile["rejected"] = [];
+  const seen = new Map<string, number>();
+  for (const { record: cells, info } of records.slice(1)) {
+    const line = info.lines;
+    if (cells.length === 1 && (cells[0] ?? "").trim() === "") continue;
+    try {
+      const trade = parseRow(cells, index, line);
+      const key = `${trade.optionSymbol}|${trade.executedAt.getTime()}|${trade.sequenceNumber}`;
+      const first = seen.get(key);
+      if (first !== undefined) throw new Error(`duplicate of line ${first} (same contract, time and sequence number)`);
+      seen.set(key, line);
+      trades.push(trade);
+    } catch (err) {
+      rejected.push({ row: line, reason: err instanceof Error ? err.message : String(err) });
+    }
+  }
+  return { trades, rejected };
+}
+
+/** A classified print, ready for `flow_prints`. */
+export interface FlowPrint {
+  trade: CboeTrade;
+  printClass: PrintClass;
+  side: FillSide;
+  sentiment: Sentiment;
+  executionType: ExecutionType;
+  premium: number;
+  /** The contract's volume in the session up to and including this print (canceled prints excluded). */
+  volume: number;
+  openInterest: number | null;
+  opening: boolean | null;
+  otmPct: number | null;
+  iv: number | null;
+  delta: number | null;
+  isEtfOrIndex: boolean;
+}
+
+export interface ClassifyContext {
+  rate: number;
+  dividendYield: number;
+  /** Open interest of the session by OCC symbol, where known. */
+  openInterest?: ReadonlyMap<string, number>;
+  /** Underlyings known to be ETFs or indexes (`^` symbols are indexes anyway). */
+  etfOrIndex?: ReadonlySet<string>;
+}
+
+export function printClassOf(t: Pick<CboeTrade, "conditionId" | "canceledConditionId">): PrintClass {
+  if (t.canceledConditionId !== 0) return "canceled";
+  return COMPLEX_CONDITIONS.has(t.conditionId) ? "complex" : "regular";
+}
+
+/** IV and delta at the trade price, when the underlying's spot is what the option is priced on. */
+function greeks(t: CboeTrade, ctx: ClassifyContext): { iv: number | null; delta: number | null } {
+  if (t.vendorIv !== null) return { iv: t.vendorIv, delta: t.vendorDelta };
+  if (t.underlyingPrice === null || FORWARD_PRICED.has(t.underlying)) return { iv: null, delta: null };
+  const terms = {
+    S: t.underlyingPrice,
+    K: t.contract.strike,
+    T: yearsToExpiry(t.contract.expiration, t.settlement, t.executedAt),
+    r: ctx.rate,
+    q: ctx.dividendYield,
+    side: t.contract.side,
+  };
+  const iv = impliedVolatility({ price: t.price, ...terms });
+  return { iv, delta: iv === null ? null : bsm({ ...terms, sigma: iv }).delta };
+}
+
+/** Classifies every print against its own NBBO and its neighbours (clusters), in file order. */
+export function classifyTrades(file: TradeFile, ctx: ClassifyContext): FlowPrint[] {
+  const { trades } = file;
+  const classes = trades.map(printClassOf);
+  const sides = trades.map((t) => classifyFill(t.price, t.bid, t.ask));
+  const premiums = trades.map((t) => premiumOf(t.price, t.size));
+  const types = executionTypes(
+    trades.map((t, i) => ({
+      contract: t.optionSymbol,
+      at: t.executedAt.getTime(),
+      exchange: t.exchangeId,
+      side: sides[i] as FillSide,
+      size: t.size,
+      premium: premiums[i] as number,
+      printClass: classes[i] as PrintClass,
+    })),
+  );
+
+  // Running session volume per contract, in time order (sequence number breaks ties).
+  const volumes = new Array<number>(trades.length);
+  const order = trades.map((_, i) => i);
+  const at = (i: number) => (trades[i] as CboeTrade).executedAt.getTime();
+  order.sort((a, b) => at(a) - at(b) || (trades[a] as CboeTrade).sequenceNumber - (trades[b] as CboeTrade).sequenceNumber);
+  const running = new Map<string, number>();
+  for (const i of order) {
+    const t = trades[i] as CboeTrade;
+    const key = `${t.sessionDate}|${t.optionSymbol}`;
+    const volume = (running.get(key) ?? 0) + (classes[i] === "canceled" ? 0 : t.size);
+    running.set(key, volume);
+    volumes[i] = volume;
+  }
+
+  return trades.map((t, i) => {
+    const printClass = classes[i] as PrintClass;
+    const side = sides[i] as FillSide;
+    const openInterest = ctx.openInterest?.get(t.optionSymbol) ?? null;
+    return {
+      trade: t,
+      printClass,
+      side,
+      sentiment: sentimentOf(t.contract.side, side, printClass),
+      executionType: types[i] as ExecutionType,
+      premium: premiums[i] as number,
+      volume: volumes[i] as number,
+      openInterest,
+      opening: isOpening(t.size, openInterest),
+      otmPct: otmPercent(t.contract.side, t.contract.strike, t.underlyingPrice),
+      ...greeks(t, ctx),
+      isEtfOrIndex: t.isIndex || (ctx.etfOrIndex?.has(t.underlying) ?? false),
+    };
+  });
+}

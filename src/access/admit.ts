@@ -1,0 +1,49 @@
+import type { Context } from "hono";
+import type { AppEnv } from "../app-env";
+import { ApiError } from "../http/errors";
+import { rateHeaders } from "../http/limit-headers";
+import type { AdmitResult } from "../limits/admission";
+import { authenticationFailed, REVOKED_OR_UNKNOWN } from "./authenticate";
+import type { KeyIdentity } from "./resolve-key";
+
+const ENTITLEMENT_MESSAGES = {
+  subscription_required: "This account has no subscription; start a trial or subscribe to Basic in the dashboard.",
+  subscription_inactive: "This account's subscription is not active; update billing in the dashboard.",
+  trial_ended: "The free trial has ended; subscribe to Basic in the dashboard to continue.",
+  plan_upgrade_required: "This account's plan does not include the API; upgrade in the dashboard.",
+} as const;
+
+export type Admitted = Extract<AdmitResult, { kind: "admitted" }>;
+
+/**
+ * One call to the account's Durable Object (revocation, entitlement, rate limit, in-flight cap,
+ * daily count), mapped to the spec's errors; the admitted result carries the lease to release.
+ */
+export async function admit(c: Context<AppEnv>, identity: KeyIdentity, requireEntitlement: boolean): Promise<Admitted> {
+  const limiter = c.env.ACCOUNT_LIMITER.getByName(String(identity.accountId));
+  const result = await limiter.admit({ accountId: identity.accountId, keyId: identity.keyId, requireEntitlement });
+  switch (result.kind) {
+    case "revoked":
+      return authenticationFailed(c, "invalid_api_key", REVOKED_OR_UNKNOWN);
+    case "not_entitled": {
+      const reason = result.entitlement.reason || "subscription_required";
+      const requiredPlan = result.entitlement.requiredPlan;
+      throw new ApiError(reason, ENTITLEMENT_MESSAGES[reason], { fields: requiredPlan ? { required_plan: requiredPlan } : {} });
+    }
+    case "rate_limited":
+      throw new ApiError("rate_limited", "Per-minute request limit reached for this account.", {
+        headers: { "Retry-After": String(result.retryAfterSeconds), ...rateHeaders(result.rate) },
+      });
+    case "too_many_concurrent":
+      throw new ApiError("too_many_concurrent_requests", "Too many requests in flight for this account; wait for one to finish.", {
+        headers: { "Retry-After": "1", ...rateHeaders(result.rate) },
+      });
+    case "admitted":
+      return result;
+  }
+}
+
+/** Frees the in-flight slot once the response is done, whatever happened. */
+export function release(c: Context<AppEnv>, identity: KeyIdentity, leaseId: string): void {
+  c.executionCtx.waitUntil(c.env.ACCOUNT_LIMITER.getByName(String(identity.accountId)).release(leaseId));
+}

@@ -1,0 +1,178 @@
+import { DurableObject } from "cloudflare:workers";
+import { loadEntitlementSnapshot } from "../control/snapshot";
+import { boundQueries, database, useNeonEndpoint } from "../db/client";
+import { forRpc } from "../db/errors";
+import { evaluateEntitlement, type EntitlementSnapshot } from "../domain/entitlement";
+import { configFrom, type Bindings } from "../env";
+import {
+  LEASE_MS,
+  SNAPSHOT_MAX_AGE_MS,
+  UNKNOWN_KEY_RELOAD_MS,
+  type AdmitRequest,
+  type AdmitResult,
+  type EntitlementView,
+  type RateState,
+  type UsageView,
+} from "../limits/admission";
+import { Leases } from "../limits/leases";
+import { gcra, perMinuteQuota, type GcraQuota, type GcraResult } from "../limits/gcra";
+import { limitsFor } from "../domain/plans";
+import { usageDay } from "../limits/usage-day";
+
+interface DayCount {
+  date: string;
+  count: number;
+}
+
+/** Hot-path writes do not hold the reply for disk: a lost write only forgets a little rate-limit history. */
+const UNCONFIRMED = { allowUnconfirmed: true } as const;
+
+/**
+ * Per-account limits and state, one instance per account (`getByName(accountId)`): the GCRA
+ * bucket shared by all the account's keys, the in-flight leases, the ET-day request counter and
+ * the entitlement snapshot. The object's memory is the source of truth while it lives; storage
+ * lets a restarted object pick up where it left off. Calls interleave only at an `await`: those
+ * in `admit` (snapshot loads) come before the bucket is read, so reading and writing the bucket,
+ * the leases and the day count happens in one uninterrupted step. Snapshots are versioned: a
+ * push or a load never replaces a newer one, whatever order they arrive in.
+ */
+export class AccountLimiter extends DurableObject<Bindings> {
+  #tat: number | null = null;
+  #snapshot: EntitlementSnapshot | null = null;
+  /** When the snapshot was last known current (pushed or read from Postgres), epoch ms. */
+  #snapshotAt = 0;
+  #day: DayCount = { date: "", count: 0 };
+  #leases = new Leases();
+  #alarmAt: number | null = null;
+
+  constructor(ctx: DurableObjectState, env: Bindings) {
+    super(ctx, env);
+    void ctx.blockConcurrencyWhile(async () => {
+      const stored = await ctx.storage.get<unknown>(["tat", "snapshot", "snapshotAt", "day", "leases"]);
+      this.#tat = (stored.get("tat") as number | undefined) ?? null;
+      this.#snapshot = (stored.get("snapshot") as EntitlementSnapshot | undefined) ?? null;
+      this.#snapshotAt = (stored.get("snapshotAt") as number | undefined) ?? 0;
+      this.#day = (stored.get("day") as DayCount | undefined) ?? this.#day;
+      this.#leases = new Leases((stored.get("leases") as [string, number][] | undefined) ?? []);
+      this.#alarmAt = await ctx.storage.getAlarm();
+    });
+  }
+
+  /** Decides one request: key revocation, entitlement, rate limit, in-flight cap, daily count. */
+  async admit(request: AdmitRequest): Promise<AdmitResult> {
+    const snapshot = await this.#currentSnapshot(request);
+    const now = Date.now();
+    if (!snapshot.activeKeyIds.includes(request.keyId)) return { kind: "revoked" };
+    const entitlement = entitlementView(snapshot, now);
+    if (request.requireEntitlement && !entitlement.entitled) return { kind: "not_entitled", entitlement };
+
+    const limits = limitsFor(snapshot.planId);
+    const quota = perMinuteQuota(limits.requestsPerMinute);
+    const decision = gcra(this.#tat, now, 1, quota);
+    const rate = rateState(decision, quota);
+    if (!decision.allowed) {
+      return { kind: "rate_limited", rate, retryAfterSeconds: Math.max(1, Math.ceil(decision.retryAfterMs / 1000)) };
+    }
+    this.#tat = decision.tat;
+
+    this.#sweep(now);
+    if (this.#leases.size >= limits.concurrency) {
+      void this.ctx.storage.put("tat", this.#tat, UNCONFIRMED);
+      return { kind: "too_many_concurrent", rate };
+    }
+    const leaseId = this.#leases.acquire(now, LEASE_MS);
+    const { date, resetAt } = usageDay(now);
+    this.#day = this.#day.date === date ? { date, count: this.#day.count + 1 } : { date, count: 1 };
+    void this.ctx.storage.put({ tat: this.#tat, day: this.#day, leases: this.#leases.entries() }, UNCONFIRMED);
+    this.#scheduleSweep();
+
+    const usage: UsageView = { date, today: this.#day.count, resetAt: resetAt.toISOString() };
+    return { kind: "admitted", rate, leaseId, entitlement, usage };
+  }
+
+  /** Frees an in-flight slot; releasing twice, or after expiry, is harmless. */
+  release(leaseId: string): void {
+    if (this.#leases.release(leaseId)) void this.ctx.storage.put("leases", this.#leases.entries(), UNCONFIRMED);
+  }
+
+  /** The control plane calls this after every committed change; an older version than the one held is ignored. */
+  async pushSnapshot(snapshot: EntitlementSnapshot): Promise<void> {
+    await this.#keep(snapshot);
+  }
+
+  /**
+   * The snapshot to decide with: loaded when the object has none, reloaded when it is older than
+   * `SNAPSHOT_MAX_AGE_MS` (a lost push, a row changed by hand) and when it does not know the key
+   * (created after it was taken; at most once per `UNKNOWN_KEY_RELOAD_MS`).
+   */
+  async #currentSnapshot(request: AdmitRequest): Promise<EntitlementSnapshot> {
+    const held = this.#snapshot;
+    if (!held) return this.#load(request.accountId);
+    const age = Date.now() - this.#snapshotAt;
+    const unknownKey = !held.activeKeyIds.includes(request.keyId) && age >= UNKNOWN_KEY_RELOAD_MS;
+    if (age < SNAPSHOT_MAX_AGE_MS && !unknownKey) return held;
+    try {
+      return await this.#load(request.accountId);
+    } catch (err) {
+      // The database is away: the snapshot held is still the best answer.
+      console.warn(
+        JSON.stringify({ level: "warn", event: "snapshot_refresh_failed", reason: err instanceof Error ? err.name : "unknown" }),
+      );
+      return held;
+    }
+  }
+
+  async #load(accountId: number): Promise<EntitlementSnapshot> {
+    const config = configFrom(this.env);
+    useNeonEndpoint(config.NEON_HTTP_ENDPOINT);
+    boundQueries(config.QUERY_TIMEOUT_MS);
+    const loaded = await loadEntitlementSnapshot(database(config.CONTROL_DATABASE_URL), accountId).catch((err: unknown) => {
+      // RPC carries only an error's message: say "unavailable" in a way the Worker's one mapping reads.
+      throw forRpc(err);
+    });
+    return this.#keep(loaded);
+  }
+
+  /** Keeps `snapshot` unless a newer one arrived meanwhile (a push during a load); returns the one kept. */
+  async #keep(snapshot: EntitlementSnapshot): Promise<EntitlementSnapshot> {
+    const held = this.#snapshot;
+    if (held && held.version > snapshot.version) return held;
+    this.#snapshot = snapshot;
+    this.#snapshotAt = Date.now();
+    await this.ctx.storage.put({ snapshot, snapshotAt: this.#snapshotAt });
+    return snapshot;
+  }
+
+  override async alarm(): Promise<void> {
+    this.#alarmAt = null;
+    this.#sweep(Date.now());
+    this.#scheduleSweep();
+  }
+
+  #sweep(now: number): void {
+    if (this.#leases.sweep(now)) void this.ctx.storage.put("leases", this.#leases.entries(), UNCONFIRMED);
+  }
+
+  /** Keeps an alarm at or before the earliest lease expiry. */
+  #scheduleSweep(): void {
+    const next = this.#leases.nextExpiry();
+    if (next === null || (this.#alarmAt !== null && this.#alarmAt <= next)) return;
+    this.#alarmAt = next;
+    void this.ctx.storage.setAlarm(next, UNCONFIRMED);
+  }
+}
+
+function rateState(d: GcraResult, quota: GcraQuota): RateState {
+  return { limit: quota.limit, remaining: d.remaining, resetSeconds: Math.ceil(d.resetAfterMs / 1000) };
+}
+
+function entitlementView(s: EntitlementSnapshot, now: number): EntitlementView {
+  const e = evaluateEntitlement(s, now);
+  return {
+    plan: s.planId,
+    subscriptionStatus: s.status,
+    entitled: e.entitled,
+    reason: e.entitled ? "" : e.reason,
+    ...(!e.entitled && e.requiredPlan ? { requiredPlan: e.requiredPlan } : {}),
+  };
+}

@@ -1,0 +1,47 @@
+import { inArray } from "drizzle-orm";
+import type { QuoteAnalytics } from "../analytics/quote-analytics";
+import type { Database } from "../db/client";
+import { optionQuotes } from "../db/schema";
+
+/** An `option_quotes` row as the market queries select it. */
+export interface OptionQuoteRow extends QuoteAnalytics {
+  optionSymbol: string;
+  underlying: string;
+  expiration: string;
+  strike: number;
+  side: "call" | "put";
+  bid: number | null;
+  ask: number | null;
+  last: number | null;
+  volume: number | null;
+  openInterest: number | null;
+  underlyingPrice: number | null;
+  asOf: string | null;
+}
+
+/** The columns every option-quote query selects, in `OptionQuoteRow` shape. */
+export const optionQuoteColumns = {
+  optionSymbol: optionQuotes.optionSymbol,
+  underlying: optionQuotes.underlying,
+  expiration: optionQuotes.expiration,
+  strike: optionQuotes.strike,
+  side: optionQuotes.side,
+  bid: optionQuotes.bid,
+  ask: optionQuotes.ask,
+  last: optionQuotes.last,
+  volume: optionQuotes.volume,
+  openInterest: optionQuotes.openInterest,
+  iv: optionQuotes.iv,
+  delta: optionQuotes.delta,
+  gamma: optionQuotes.gamma,
+  theta: optionQuotes.theta,
+  vega: optionQuotes.vega,
+  rho: optionQuotes.rho,
+  underlyingPrice: optionQuotes.underlyingPrice,
+  asOf: optionQuotes.asOf,
+};
+
+/** Contracts by OCC symbol (compact form), in one statement however many. */
+export function optionQuotesQuery(db: Database, symbols: string[]) {
+  return db.select(optionQuoteColumns).from(optionQuotes).where(inArray(optionQuotes.optionSymbol, symbols));
+}

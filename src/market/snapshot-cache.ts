@@ -1,0 +1,52 @@
+import type { Context } from "hono";
+import type { AppEnv } from "../app-env";
+import type { Database } from "../db/client";
+import { snapshotQuery } from "./snapshot";
+
+/** The loaded market snapshot: its version (every cache of market data is keyed by it) and time. */
+export interface MarketSnapshot {
+  version: number;
+  asOf: string | null;
+}
+
+interface Shared extends MarketSnapshot {
+  /** When this was read from Postgres, epoch ms. */
+  readAt: number;
+}
+
+/** How long an isolate trusts its copy before asking KV again. */
+const MEMORY_TTL_MS = 2_000;
+/** How old a KV copy may be before it is read from Postgres again: with the memory TTL, the edge's staleness bound (≤ 60 s). */
+const SHARED_MAX_AGE_MS = 55_000;
+const KEY = "market:snapshot";
+
+let memory: (Shared & { seenAt: number }) | undefined;
+
+/**
+ * The snapshot as the edge knows it, without a database round trip when warm: this isolate's
+ * copy (2 s), else KV's (read from Postgres at most 55 s ago), else null — the caller then reads
+ * it from Postgres in the same round trip as its own statements and hands it to `rememberSnapshot`.
+ */
+export async function cachedSnapshot(c: Context<AppEnv>): Promise<MarketSnapshot | null> {
+  const now = Date.now();
+  if (memory && now - memory.seenAt < MEMORY_TTL_MS) return memory;
+  const shared = await c.env.MARKET_CACHE.get<Shared>(KEY, "json");
+  if (!shared || now - shared.readAt >= SHARED_MAX_AGE_MS) return null;
+  memory = { ...shared, seenAt: now };
+  return shared;
+}
+
+/** Keeps a snapshot just read from Postgres in this isolate and in KV, for every edge. */
+export function rememberSnapshot(c: Context<AppEnv>, snapshot: MarketSnapshot): void {
+  const shared: Shared = { version: snapshot.version, asOf: snapshot.asOf, readAt: Date.now() };
+  memory = { ...shared, seenAt: shared.readAt };
+  c.executionCtx.waitUntil(c.env.MARKET_CACHE.put(KEY, JSON.stringify(shared)));
+}
+
+/** Reads the snapshot from Postgres and makes it current at this edge at once (the loaders' call after a load). */
+export async function refreshSnapshot(c: Context<AppEnv>, db: Database): Promise<MarketSnapshot> {
+  const [row] = await snapshotQuery(db);
+  const snapshot = { version: row?.version ?? 0, asOf: row?.asOf ?? null };
+  rememberSnapshot(c, snapshot);
+  return snapshot;
+}

@@ -1,0 +1,57 @@
+import { z } from "zod";
+import { todayInNewYork } from "../../domain/calendar";
+import { formatOcc, parseOcc } from "../../domain/occ";
+import { STANDARD_LIMITS } from "../../domain/plans";
+import { marketDatabase } from "../../db/for-request";
+import { ApiError } from "../../http/errors";
+import { defineRoute } from "../../http/route";
+import { optionQuotesQuery } from "../../market/option-quotes";
+import { OptionQuoteSchema, toOptionQuote } from "./option-contract";
+
+/** What the description states: the limit of the customer plans. */
+const MAX_BATCH_SYMBOLS = STANDARD_LIMITS.batchQuoteSymbols;
+
+export const BatchQuotesSchema = z.object({
+  quotes: z.array(OptionQuoteSchema).describe("Order unspecified."),
+  missing: z.array(z.string()).describe("Requested symbols that were not found, as sent."),
+});
+export type BatchQuotes = z.infer<typeof BatchQuotesSchema>;
+
+export const batchQuotesRoute = defineRoute({
+  method: "get",
+  path: "/v1/options/quotes",
+  operationId: "getOptionQuotes",
+  summary: "Batch option quotes",
+  description: `Up to ${MAX_BATCH_SYMBOLS} distinct OCC symbols; duplicates are queried and returned once; one request however many symbols.`,
+  tags: ["Quotes and options"],
+  access: "entitled",
+  query: z.object({ symbols: z.string().max(2_000).optional().describe(`Comma-separated OCC symbols, at most ${MAX_BATCH_SYMBOLS}.`) }),
+  response: { description: "Quotes found and symbols missing.", schema: BatchQuotesSchema },
+  errors: ["missing_symbol", "too_many_symbols"],
+  handler: async (c, { query }) => {
+    const requested = (query.symbols ?? "")
+      .split(",")
+      .map((s) => s.trim())
+      .filter((s) => s.length > 0);
+    if (requested.length === 0) throw new ApiError("missing_symbol", "Query parameter 'symbols' is required: comma-separated OCC symbols.");
+    const bySymbol = new Map<string, string>();
+    for (const text of requested) {
+      const contract = parseOcc(text);
+      if (!contract)
+        throw new ApiError("invalid_parameter", `Invalid query parameter 'symbols': '${text.slice(0, 32)}' is not an OCC option symbol.`);
+      const canonical = formatOcc(contract);
+      if (!bySymbol.has(canonical)) bySymbol.set(canonical, text);
+    }
+    const max = c.get("account").limits.batchQuoteSymbols;
+    if (bySymbol.size > max) {
+      throw new ApiError("too_many_symbols", `At most ${max} distinct symbols per request; got ${bySymbol.size}.`);
+    }
+    const rows = await optionQuotesQuery(marketDatabase(c), [...bySymbol.keys()]);
+    const today = todayInNewYork();
+    const found = new Set(rows.map((r) => r.optionSymbol));
+    return {
+      quotes: rows.map((r) => toOptionQuote(r, today)),
+      missing: [...bySymbol].filter(([canonical]) => !found.has(canonical)).map(([, sent]) => sent),
+    };
+  },
+});

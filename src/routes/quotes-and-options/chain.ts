@@ -1,0 +1,162 @@
+import { z } from "zod";
+import { addDays, todayInNewYork } from "../../domain/calendar";
+import { STANDARD_LIMITS } from "../../domain/plans";
+import { tickerParam } from "../../domain/symbols";
+import { marketDatabase } from "../../db/for-request";
+import { isoTimestamp } from "../../db/timestamps";
+import { ApiError, unknownSymbol } from "../../http/errors";
+import { clampToPlan } from "../../http/limit-headers";
+import { aliased, dateParam, dteParams, dteWindow, intParam, limitParam, numberParam } from "../../http/query-params";
+import { defineRoute } from "../../http/route";
+import { chainPageQuery, type ChainFilter, type ChainKey } from "../../market/chain";
+import { snapshotQuery } from "../../market/snapshot";
+import { underlyingQuery } from "../../market/underlyings";
+import { decodeCursor, encodeCursor, queryDigest } from "../../pagination/cursor";
+import { OptionQuoteSchema, toOptionQuote } from "./option-contract";
+
+export const DEFAULT_CHAIN_LIMIT = 500;
+const DEFAULT_DTE_WINDOW = 45;
+
+export const ChainSchema = z.object({
+  symbol: z.string(),
+  underlyingPrice: z.number().describe("Spot from the first returned contract (page 1's spot on later pages), USD."),
+  asOf: z.iso.datetime().nullable().describe("Chain snapshot time."),
+  truncated: z.boolean().describe("True when more contracts match than were returned."),
+  nextCursor: z.string().nullable().describe("Opaque; pass as `cursor` for the next page; null when there are no more."),
+  contracts: z.array(OptionQuoteSchema).describe("Sorted by expiration, strike, type within the page."),
+});
+export type Chain = z.infer<typeof ChainSchema>;
+
+const int = (description: string) => intParam(0, 1_000_000_000, { description });
+
+const ChainQuery = z.object({
+  expiration: dateParam.describe("Only this expiration (YYYY-MM-DD). Replaces the default DTE window."),
+  side: z.enum(["call", "put"]).optional(),
+  strikeMin: numberParam({ description: "Lowest strike, USD." }, { min: 0 }),
+  strikeMax: numberParam({ description: "Highest strike, USD; below strikeMin gives 400 invalid_range." }, { min: 0 }),
+  deltaMin: numberParam(
+    { description: "Lowest absolute delta; signed put deltas are normalised (-0.3 means 0.3); |x| > 1 gives 400." },
+    { min: -1, max: 1 },
+  ),
+  deltaMax: numberParam(
+    { description: "Highest absolute delta; signed put deltas are normalised; |x| > 1 gives 400." },
+    { min: -1, max: 1 },
+  ),
+  minOI: int("Minimum open interest. Alias: oiMin."),
+  oiMin: int("Alias of minOI."),
+  minVolume: int("Minimum volume today. Alias: volumeMin."),
+  volumeMin: int("Alias of minVolume."),
+  ...dteParams({ maxBound: 3_650, maxDoc: `Maximum days to expiration (default minDte + ${DEFAULT_DTE_WINDOW}; 0 means unset).` }),
+  limit: limitParam({
+    description: `Contracts per page (default ${DEFAULT_CHAIN_LIMIT}); clamped to the plan's maximum rows (${STANDARD_LIMITS.maxRows}) with X-Limit-Clamped: true.`,
+    default: DEFAULT_CHAIN_LIMIT,
+  }),
+  cursor: z.string().max(512).optional().describe("Opaque cursor from `nextCursor`."),
+});
+
+type ChainQueryInput = z.infer<typeof ChainQuery>;
+
+function absDelta(name: string, value: number | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (Math.abs(value) > 1) throw new ApiError("invalid_parameter", `Invalid query parameter '${name}': an absolute delta is at most 1.`);
+  return Math.abs(value);
+}
+
+/** Validates and normalises the chain parameters into the filter the query runs. */
+function chainFilter(symbol: string, q: ChainQueryInput, today: string): ChainFilter {
+  if (q.strikeMin !== undefined && q.strikeMax !== undefined && q.strikeMin > q.strikeMax) {
+    throw new ApiError("invalid_range", `strikeMin (${q.strikeMin}) is above strikeMax (${q.strikeMax}).`);
+  }
+  const absDeltaMin = absDelta("deltaMin", q.deltaMin);
+  const absDeltaMax = absDelta("deltaMax", q.deltaMax);
+  if (absDeltaMin !== undefined && absDeltaMax !== undefined && absDeltaMin > absDeltaMax) {
+    throw new ApiError("invalid_range", `The absolute delta bounds are reversed (${absDeltaMin} > ${absDeltaMax}).`);
+  }
+  const dte = dteWindow(q, { zeroMaxIsUnset: true });
+  // An explicit expiration replaces the default window; explicit DTE bounds still apply.
+  const window =
+    q.expiration !== undefined && !dte.minGiven && dte.max === undefined
+      ? null
+      : { min: dte.min, max: dte.max ?? dte.min + DEFAULT_DTE_WINDOW };
+  return {
+    symbol,
+    expiration: q.expiration,
+    expirationFrom: window ? addDays(today, window.min) : undefined,
+    expirationTo: window ? addDays(today, window.max) : undefined,
+    side: q.side,
+    strikeMin: q.strikeMin,
+    strikeMax: q.strikeMax,
+    absDeltaMin,
+    absDeltaMax,
+    minOpenInterest: aliased(q, "minOI", "oiMin"),
+    minVolume: aliased(q, "minVolume", "volumeMin"),
+  };
+}
+
+/** Where a chain page continues (after this key) and page 1's spot; a cursor that does not carry one is a 400. */
+function chainPosition(decoded: unknown): { after: ChainKey; spot: number } {
+  const [after, spot] = Array.isArray(decoded) ? decoded : [];
+  const validKey =
+    Array.isArray(after) &&
+    after.length === 4 &&
+    typeof after[0] === "string" &&
+    typeof after[1] === "number" &&
+    typeof after[2] === "string" &&
+    typeof after[3] === "string";
+  if (!validKey || typeof spot !== "number") {
+    throw new ApiError(
+      "invalid_parameter",
+      "Invalid query parameter 'cursor': not a cursor issued for this query; start again without it.",
+    );
+  }
+  return { after: after as ChainKey, spot };
+}
+
+export const chainRoute = defineRoute({
+  method: "get",
+  path: "/v1/chain/{symbol}",
+  operationId: "getChain",
+  summary: "Option chain",
+  description:
+    "Contracts of one underlying with quotes and Greeks. Default window: 0 to 45 days to expiration (minDte + 45). " +
+    "Pages are keyset-paginated in (expiration, strike, type) order: follow `nextCursor` until it is null. A cursor is bound " +
+    "to its query; pages never overlap or repeat, also when new market data is loaded between requests (later pages then " +
+    "continue in the new snapshot from the same position and keep page 1's `underlyingPrice`).",
+  tags: ["Quotes and options"],
+  access: "entitled",
+  params: z.object({ symbol: tickerParam }),
+  query: ChainQuery,
+  response: { description: "One page of the chain.", schema: ChainSchema },
+  errors: ["not_found", "invalid_range"],
+  handler: async (c, { params, query }) => {
+    const secrets = c.get("config").CURSOR_SECRET;
+    const today = todayInNewYork();
+    const filter = chainFilter(params.symbol, query, today);
+    const limit = clampToPlan(c, query.limit ?? DEFAULT_CHAIN_LIMIT, c.get("account").limits.maxRows);
+    // Bound to the parameters as sent and the page size (not to the date: a cursor survives midnight).
+    const digest = await queryDigest({ symbol: params.symbol, query: { ...query, cursor: undefined }, limit });
+    const position = query.cursor ? chainPosition(await decodeCursor(secrets, query.cursor, digest)) : null;
+
+    const db = marketDatabase(c);
+    const [snapshot, underlying, rows] = await db.batch([
+      snapshotQuery(db),
+      underlyingQuery(db, params.symbol),
+      chainPageQuery(db, filter, position?.after ?? null, limit),
+    ]);
+    if (underlying.length === 0) throw unknownSymbol(params.symbol);
+
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    const spot = position?.spot ?? page[0]?.underlyingPrice ?? underlying[0]?.price ?? 0;
+    const truncated = rows.length > limit;
+    const after: ChainKey | null = truncated && last ? [last.expiration, last.strike, last.side, last.root] : null;
+    return {
+      symbol: params.symbol,
+      underlyingPrice: spot,
+      asOf: isoTimestamp(snapshot[0]?.asOf ?? null),
+      truncated,
+      nextCursor: after ? await encodeCursor(secrets, [after, spot], digest) : null,
+      contracts: page.map((r) => toOptionQuote(r, today)),
+    };
+  },
+});

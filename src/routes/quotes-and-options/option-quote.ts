@@ -1,0 +1,34 @@
+import { z } from "zod";
+import { todayInNewYork } from "../../domain/calendar";
+import { formatOcc, parseOcc } from "../../domain/occ";
+import { marketDatabase } from "../../db/for-request";
+import { ApiError } from "../../http/errors";
+import { defineRoute } from "../../http/route";
+import { optionQuotesQuery } from "../../market/option-quotes";
+import { OptionQuoteSchema, toOptionQuote } from "./option-contract";
+
+export const optionQuoteRoute = defineRoute({
+  method: "get",
+  path: "/v1/options/quotes/{optionSymbol}",
+  operationId: "getOptionQuote",
+  summary: "Option contract quote",
+  description: "One contract by OCC symbol, compact (`AAPL250117C00175000`) or space-padded to 21 characters (URL-encoded).",
+  tags: ["Quotes and options"],
+  access: "entitled",
+  params: z.object({ optionSymbol: z.string().min(1).max(32).describe("OCC symbol.") }),
+  response: { description: "The contract.", schema: OptionQuoteSchema },
+  errors: ["not_found"],
+  handler: async (c, { params }) => {
+    const contract = parseOcc(params.optionSymbol);
+    if (!contract) {
+      throw new ApiError(
+        "invalid_parameter",
+        `Invalid path parameter 'optionSymbol': '${params.optionSymbol.slice(0, 32)}' is not an OCC option symbol.`,
+      );
+    }
+    const symbol = formatOcc(contract);
+    const [row] = await optionQuotesQuery(marketDatabase(c), [symbol]);
+    if (!row) throw new ApiError("not_found", `No option contract ${symbol}.`);
+    return toOptionQuote(row, todayInNewYork());
+  },
+});

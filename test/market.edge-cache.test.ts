@@ -1,0 +1,74 @@
+import { describe, expect, it } from "vitest";
+import { expirationsRoute } from "../src/routes/quotes-and-options/expirations";
+import { bearer, newAccount } from "./support/accounts";
+import { contractBody } from "./support/contract";
+import { sampleRequests } from "./support/sample-requests";
+import { bumpMarketVersion, marketSql } from "./support/market-db";
+import { callWith, testEnv } from "./support/worker";
+
+/**
+ * The same market database under a name of its own: the local endpoint counts round trips per
+ * database name, so this file's requests are counted apart from every other test's.
+ */
+function countedMarket(): { env: { MARKET_DATABASE_URL: string }; trips: () => Promise<number> } {
+  const name = `market_${crypto.randomUUID().replace(/-/g, "").slice(0, 12)}`;
+  const url = new URL(testEnv.MARKET_DATABASE_URL);
+  const stats = `http://${url.host}/stats?database=${name}`;
+  url.pathname = `/${name}`;
+  return {
+    env: { MARKET_DATABASE_URL: url.toString() },
+    trips: async () => (await (await fetch(stats)).json<{ requests: number }>()).requests,
+  };
+}
+
+const snapshotVersion = async () => Number((await marketSql().query("select version from market_state"))[0]!.version);
+
+describe("the market snapshot at the edge", () => {
+  it("lets a warm expiration schedule answer with no database round trip, and a cold one with exactly one", async () => {
+    const auth = bearer((await newAccount()).keys[0]!.key);
+    const { env, trips } = countedMarket();
+    await bumpMarketVersion();
+    const before = await trips();
+    const cold = await callWith(env, "/v1/expirations/QQQ", auth);
+    await contractBody(expirationsRoute, cold);
+    expect(await trips()).toBe(before + 1);
+    const warm = await callWith(env, "/v1/expirations/QQQ", auth);
+    expect((await contractBody(expirationsRoute, warm)).symbol).toBe("QQQ");
+    expect(await trips()).toBe(before + 1);
+  });
+
+  it("serves a load on the edge that was told at once, and everywhere else once its copy ages out (≤ 60 s)", async () => {
+    const auth = bearer((await newAccount()).keys[0]!.key);
+    const asOf = async () => (await contractBody(expirationsRoute, await callWith({}, "/v1/expirations/SPY", auth))).asOf;
+    await bumpMarketVersion();
+    const told = await asOf();
+    // A load nobody told the edge about: the edge keeps serving the snapshot it knows...
+    await marketSql().query("update market_state set version = version + 1, as_of = now() + interval '1 minute'");
+    expect(await asOf()).toBe(told);
+    // ...until its copy is older than the bound (KV's copy 55 s, this isolate's 2 s).
+    const shared = await testEnv.MARKET_CACHE.get<{ readAt: number }>("market:snapshot", "json");
+    await testEnv.MARKET_CACHE.put("market:snapshot", JSON.stringify({ ...shared, readAt: Date.now() - 55_001 }));
+    await new Promise((r) => setTimeout(r, 2_100));
+    expect(await asOf()).not.toBe(told);
+  });
+
+  it("never serves a schedule cached for an older snapshot as current", async () => {
+    const auth = bearer((await newAccount()).keys[0]!.key);
+    await bumpMarketVersion();
+    const old = await snapshotVersion();
+    await testEnv.MARKET_CACHE.put(`expirations:v${old}:IWM`, JSON.stringify({ exists: true, expirations: ["2099-01-01"] }));
+    await bumpMarketVersion();
+    const body = await contractBody(expirationsRoute, await callWith({}, "/v1/expirations/IWM", auth));
+    expect(body.expirations.map((e) => e.expiration)).not.toContain("2099-01-01");
+  });
+
+  it("makes at most one database round trip on any data route, cold", async () => {
+    const auth = bearer((await newAccount()).keys[0]!.key);
+    for (const { path } of sampleRequests((r) => r.access === "entitled")) {
+      const { env, trips } = countedMarket();
+      const res = await callWith(env, path, auth);
+      expect(res.status, path).toBe(200);
+      expect(await trips(), path).toBeLessThanOrEqual(1);
+    }
+  });
+});

@@ -1,0 +1,123 @@
+import { testSqlPassword } from "./sql-password";
+import { createServer as createHttpServer, type Server } from "node:http";
+import { connect, createServer as createTcpServer, type AddressInfo, type Server as TcpServer, type Socket } from "node:net";
+import { neonHttpListener } from "../../scripts/sql-endpoint/neon-http-server";
+import { DatabaseUnavailableError, openBackend, type SqlBackend } from "../../scripts/sql-endpoint/sql-backend";
+
+/**
+ * A second local Neon endpoint whose database the tests can stop and start while the Worker
+ * keeps running (`POST /outage/stop`, `POST /outage/start`), leaving the shared endpoint alone:
+ * - PostgreSQL: its own pool reaches the server through a TCP relay; stopping closes the relay's
+ *   listener and cuts every session, so connecting is refused as with a stopped server;
+ * - PGlite: in-process, it can only be shut; stopping makes the backend answer as a closed one.
+ */
+export interface OutageEndpoint {
+  port: number;
+  close(): Promise<void>;
+}
+
+/** A TCP relay to `target` that can stop listening (connections refused) and start again on its port. */
+class Relay {
+  #server: TcpServer | undefined;
+  readonly #sockets = new Set<Socket>();
+  port = 0;
+
+  constructor(readonly target: { host: string; port: number }) {}
+
+  async start(): Promise<void> {
+    if (this.#server) return;
+    const server = createTcpServer((client) => {
+      const upstream = connect(this.target.port, this.target.host);
+      for (const socket of [client, upstream]) {
+        this.#sockets.add(socket);
+        socket.on("close", () => this.#sockets.delete(socket));
+        socket.on("error", () => undefined);
+      }
+      client.pipe(upstream).pipe(client);
+      client.on("close", () => upstream.destroy());
+      upstream.on("close", () => client.destroy());
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(this.port, "127.0.0.1", resolve);
+    });
+    this.port = (server.address() as AddressInfo).port;
+    this.#server = server;
+  }
+
+  async stop(): Promise<void> {
+    const server = this.#server;
+    if (!server) return;
+    this.#server = undefined;
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    for (const socket of this.#sockets) socket.destroy();
+    await closed;
+  }
+}
+
+/** The shared PGlite backend, answering as a closed instance while stopped (closing is its owner's). */
+function switchable(shared: SqlBackend): { backend: SqlBackend; setUp(up: boolean): void } {
+  let up = true;
+  const open = () => {
+    if (!up) throw new DatabaseUnavailableError("connect", new Error("PGlite is closed"));
+  };
+  const backend: SqlBackend = {
+    kind: shared.kind,
+    query: async (text, params) => {
+      open();
+      return shared.query(text, params);
+    },
+    transaction: async (options, body) => {
+      open();
+      return shared.transaction(options, body);
+    },
+    typedQuery: (text, params) => shared.typedQuery(text, params),
+    exec: (sqlText) => shared.exec(sqlText),
+    migrate: (folder) => shared.migrate(folder),
+    close: async () => undefined,
+  };
+  return { backend, setUp: (value) => void (up = value) };
+}
+
+export async function startOutageEndpoint(shared: SqlBackend, databaseUrl: string | undefined, port: number): Promise<OutageEndpoint> {
+  let backend: SqlBackend;
+  let setUp: (up: boolean) => Promise<void>;
+  let relay: Relay | undefined;
+  if (databaseUrl) {
+    const url = new URL(databaseUrl);
+    relay = new Relay({ host: url.hostname || "127.0.0.1", port: Number(url.port) || 5432 });
+    await relay.start();
+    url.hostname = "127.0.0.1";
+    url.port = String(relay.port);
+    backend = await openBackend({ databaseUrl: url.toString(), dataDir: "memory://" });
+    const r = relay;
+    setUp = (up) => (up ? r.start() : r.stop());
+  } else {
+    const s = switchable(shared);
+    backend = s.backend;
+    setUp = async (up) => s.setUp(up);
+  }
+
+  const sql = neonHttpListener(backend, { password: testSqlPassword() });
+  const server: Server = createHttpServer((req, res) => {
+    const action = req.method === "POST" ? /^\/outage\/(stop|start)$/.exec(req.url ?? "")?.[1] : undefined;
+    if (!action) return sql(req, res);
+    setUp(action === "start").then(
+      () => res.writeHead(204).end(),
+      (err: unknown) => res.writeHead(500).end(String(err)),
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", resolve);
+  });
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await backend.close();
+      await relay?.stop();
+    },
+  };
+}

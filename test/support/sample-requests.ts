@@ -1,0 +1,36 @@
+import { routes } from "../../src/routes";
+import type { RouteSpec } from "../../src/http/route";
+
+/**
+ * One valid request per described route, answering 200 on the test market (the SPXW contract
+ * comes from the real Cboe excerpt the global setup loads). A new route must add its own.
+ */
+const SAMPLES: Record<string, string> = {
+  getHealth: "/health",
+  getReadiness: "/ready",
+  getOpenApi: "/openapi.json",
+  listPlans: "/public/plans",
+  verifyKey: "/v1/auth/verify",
+  getUsage: "/v1/usage",
+  getEquityQuote: "/v1/quotes/SPY",
+  getOptionQuote: "/v1/options/quotes/SPXW220218C04500000",
+  getOptionQuotes: "/v1/options/quotes?symbols=SPXW220218C04500000",
+  getExpirations: "/v1/expirations/SPY",
+  getChain: "/v1/chain/SPY",
+};
+
+export interface SampleRequest {
+  route: RouteSpec;
+  path: string;
+}
+
+/** The described routes (admin API excluded) with their sample request; throws for a route without one. */
+export function sampleRequests(filter: (route: RouteSpec) => boolean = () => true): SampleRequest[] {
+  return routes
+    .filter((r) => r.access !== "admin" && filter(r))
+    .map((route) => {
+      const path = SAMPLES[route.operationId];
+      if (!path) throw new Error(`no sample request for ${route.operationId}: add one to test/support/sample-requests.ts`);
+      return { route, path };
+    });
+}
