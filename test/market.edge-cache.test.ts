@@ -37,6 +37,18 @@ describe("the market snapshot at the edge", () => {
     expect(await trips()).toBe(before + 1);
   });
 
+  it("computes a cold value once however many requests miss it together", async () => {
+    // Three accounts, four requests each: under the in-flight cap.
+    const auths = await Promise.all([1, 2, 3].map(async () => bearer((await newAccount()).keys[0]!.key)));
+    const { env, trips } = countedMarket();
+    await bumpMarketVersion();
+    const before = await trips();
+    const responses = await Promise.all(Array.from({ length: 12 }, (_, i) => callWith(env, "/v1/expirations/DIA", auths[i % 3])));
+    const bodies = await Promise.all(responses.map((res) => contractBody(expirationsRoute, res)));
+    expect(new Set(bodies.map((b) => JSON.stringify(b))).size).toBe(1);
+    expect(await trips()).toBe(before + 1);
+  });
+
   it("serves a load on the edge that was told at once, and everywhere else once its copy ages out (≤ 60 s)", async () => {
     const auth = bearer((await newAccount()).keys[0]!.key);
     const asOf = async () => (await contractBody(expirationsRoute, await callWith({}, "/v1/expirations/SPY", auth))).asOf;
@@ -56,7 +68,7 @@ describe("the market snapshot at the edge", () => {
     const auth = bearer((await newAccount()).keys[0]!.key);
     await bumpMarketVersion();
     const old = await snapshotVersion();
-    await testEnv.MARKET_CACHE.put(`expirations:v${old}:IWM`, JSON.stringify({ exists: true, expirations: ["2099-01-01"] }));
+    await testEnv.MARKET_CACHE.put(`expirations:IWM:v${old}`, JSON.stringify({ value: { exists: true, expirations: ["2099-01-01"] } }));
     await bumpMarketVersion();
     const body = await contractBody(expirationsRoute, await callWith({}, "/v1/expirations/IWM", auth));
     expect(body.expirations.map((e) => e.expiration)).not.toContain("2099-01-01");

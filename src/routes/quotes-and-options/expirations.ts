@@ -1,13 +1,12 @@
 import { z } from "zod";
 import { addDays, daysBetween, todayInNewYork } from "../../domain/calendar";
 import { tickerParam } from "../../domain/symbols";
-import { marketDatabase } from "../../db/for-request";
 import { isoTimestamp } from "../../db/timestamps";
 import { unknownSymbol } from "../../http/errors";
 import { dteParams, dteWindow } from "../../http/query-params";
 import { defineRoute } from "../../http/route";
-import { expirationSchedule } from "../../market/expirations";
-import { cachedSnapshot, rememberSnapshot } from "../../market/snapshot-cache";
+import { readExpirationSchedule } from "../../market/expirations";
+import { snapshotDerived } from "../../market/snapshot-derived";
 
 const DEFAULT_MAX_DTE = 365;
 
@@ -37,11 +36,9 @@ export const expirationsRoute = defineRoute({
   errors: ["not_found", "invalid_range"],
   handler: async (c, { params, query }) => {
     const window = dteWindow(query, { zeroMaxIsUnset: true });
-    const known = await cachedSnapshot(c);
-    const schedule = await expirationSchedule(marketDatabase(c), c.env.MARKET_CACHE, params.symbol, known, (p) =>
-      c.executionCtx.waitUntil(p),
+    const { snapshot, value: schedule } = await snapshotDerived(c, `expirations:${params.symbol}`, (db) =>
+      readExpirationSchedule(db, params.symbol),
     );
-    if (schedule.read) rememberSnapshot(c, schedule.snapshot);
     if (!schedule.exists) throw unknownSymbol(params.symbol);
     const today = todayInNewYork();
     // A window beyond the default maximum (minDte=400) is simply empty.
@@ -49,7 +46,7 @@ export const expirationsRoute = defineRoute({
     const to = addDays(today, window.max ?? DEFAULT_MAX_DTE);
     return {
       symbol: params.symbol,
-      asOf: isoTimestamp(schedule.snapshot.asOf),
+      asOf: isoTimestamp(snapshot.asOf),
       expirations: schedule.expirations.filter((e) => e >= from && e <= to).map((e) => ({ expiration: e, dte: daysBetween(today, e) })),
     };
   },

@@ -1,0 +1,74 @@
+import type { Context } from "hono";
+import type { BatchItem, BatchResponse } from "drizzle-orm/batch";
+import type { AppEnv } from "../app-env";
+import type { Database } from "../db/client";
+import { marketDatabase } from "../db/for-request";
+import { cachedSnapshot, rememberSnapshot, type MarketSnapshot } from "./snapshot-cache";
+import { snapshotQuery } from "./snapshot";
+
+/** A value computed from one market snapshot, with that snapshot. */
+export interface Derived<T> {
+  snapshot: MarketSnapshot;
+  value: T;
+}
+
+/** Entries outlive any realistic time between loads; a new load changes the key, so none is ever stale. */
+const CACHE_TTL_SECONDS = 86_400;
+
+const cacheKey = (name: string, version: number) => `${name}:v${version}`;
+
+/** Computations under way in this isolate, by cache key (or `name@?` while the snapshot is unknown). */
+const inFlight = new Map<string, Promise<Derived<unknown>>>();
+
+/**
+ * Runs the caller's statements and the snapshot read in one database round trip, so what is
+ * computed from them is keyed by the snapshot they were read under.
+ */
+export async function readWithSnapshot<T extends readonly BatchItem<"pg">[]>(
+  db: Database,
+  statements: [...T],
+): Promise<{ snapshot: MarketSnapshot; rows: BatchResponse<T> }> {
+  const [snapshotRows, ...rows] = await db.batch([snapshotQuery(db), ...statements] as [BatchItem<"pg">, ...BatchItem<"pg">[]]);
+  const [row] = snapshotRows as Awaited<ReturnType<typeof snapshotQuery>>;
+  return { snapshot: { version: row?.version ?? 0, asOf: row?.asOf ?? null }, rows: rows as BatchResponse<T> };
+}
+
+/**
+ * A value that depends only on the loaded market (expiration schedules, IV context, rankings,
+ * GEX, calendars): warm, read from KV under the snapshot version the edge knows, with no database
+ * round trip; cold, computed by `compute` — which reads through `readWithSnapshot`, one round
+ * trip — once per isolate however many requests miss together, then stored for every edge.
+ *
+ * The first request's computation is registered with its `waitUntil`, so it completes even when
+ * that client goes away and the requests waiting on it are not left without an answer.
+ */
+export async function snapshotDerived<T>(
+  c: Context<AppEnv>,
+  name: string,
+  compute: (db: Database) => Promise<Derived<T>>,
+): Promise<Derived<T>> {
+  const known = await cachedSnapshot(c);
+  if (known) {
+    const hit = await c.env.MARKET_CACHE.get<{ value: T }>(cacheKey(name, known.version), "json");
+    if (hit) return { snapshot: known, value: hit.value };
+  }
+  const flightKey = known ? cacheKey(name, known.version) : `${name}@?`;
+  let flight = inFlight.get(flightKey) as Promise<Derived<T>> | undefined;
+  if (!flight) {
+    flight = compute(marketDatabase(c));
+    inFlight.set(flightKey, flight);
+    const stored = flight
+      .then((derived) =>
+        c.env.MARKET_CACHE.put(cacheKey(name, derived.snapshot.version), JSON.stringify({ value: derived.value }), {
+          expirationTtl: CACHE_TTL_SECONDS,
+        }),
+      )
+      // A failed computation is reported to the requests awaiting it; a failed store only costs a recomputation.
+      .catch(() => undefined)
+      .finally(() => inFlight.delete(flightKey));
+    c.executionCtx.waitUntil(stored);
+  }
+  const derived = await flight;
+  if (derived.snapshot.version !== known?.version) rememberSnapshot(c, derived.snapshot);
+  return derived;
+}
