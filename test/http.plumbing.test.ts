@@ -135,7 +135,9 @@ describe("failures never leak internals", () => {
 describe("an unreachable database", () => {
   it("answers 503 service_unavailable with Retry-After, not 500, and leaks nothing", async () => {
     const { keys } = await newAccount();
-    const res = await callWith({ MARKET_DATABASE_URL: testEnv.TEST_DEAD_DATABASE_URL }, "/v1/chain/SPY", bearer(keys[0]!.key));
+    // A market cache without market entries (the key cache's namespace), so the chain must be read.
+    const dead = { MARKET_DATABASE_URL: testEnv.TEST_DEAD_DATABASE_URL, MARKET_CACHE: testEnv.KEY_CACHE };
+    const res = await callWith(dead, "/v1/chain/SPY", bearer(keys[0]!.key));
     const body = await expectError(res, 503, "service_unavailable");
     expect(res.headers.get("Retry-After")).toBe("1");
     expect(res.headers.get("X-RateLimit-Limit")).toBe("300");

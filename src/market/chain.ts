@@ -2,6 +2,8 @@ import { and, asc, eq, gte, lte, sql, type SQL } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { optionQuotes } from "../db/schema";
 import { optionQuoteColumns } from "./option-quotes";
+import { readWithSnapshot, type Derived } from "./snapshot-derived";
+import { underlyingQuery } from "./underlyings";
 
 export interface ChainFilter {
   symbol: string;
@@ -48,4 +50,20 @@ export function chainPageQuery(db: Database, f: ChainFilter, after: ChainKey | n
     .where(and(...conditions))
     .orderBy(asc(optionQuotes.expiration), asc(optionQuotes.strike), asc(optionQuotes.side), asc(optionQuotes.root))
     .limit(limit + 1);
+}
+
+export type ChainRow = Awaited<ReturnType<typeof chainPageQuery>>[number];
+
+/** A chain page as of the snapshot it was read under, and whether the underlying exists, in one round trip. */
+export async function readChainPage(
+  db: Database,
+  f: ChainFilter,
+  after: ChainKey | null,
+  limit: number,
+): Promise<Derived<{ exists: boolean; underlyingPrice: number | null; rows: ChainRow[] }>> {
+  const {
+    snapshot,
+    rows: [underlying, rows],
+  } = await readWithSnapshot(db, [underlyingQuery(db, f.symbol), chainPageQuery(db, f, after, limit)]);
+  return { snapshot, value: { exists: underlying.length > 0, underlyingPrice: underlying[0]?.price ?? null, rows } };
 }

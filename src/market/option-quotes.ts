@@ -2,6 +2,7 @@ import { inArray } from "drizzle-orm";
 import type { QuoteAnalytics } from "../analytics/quote-analytics";
 import type { Database } from "../db/client";
 import { optionQuotes } from "../db/schema";
+import { readWithSnapshot, type Derived } from "./snapshot-derived";
 
 /** An `option_quotes` row as the market queries select it. */
 export interface OptionQuoteRow extends QuoteAnalytics {
@@ -44,4 +45,13 @@ export const optionQuoteColumns = {
 /** Contracts by OCC symbol (compact form), in one statement however many. */
 export function optionQuotesQuery(db: Database, symbols: string[]) {
   return db.select(optionQuoteColumns).from(optionQuotes).where(inArray(optionQuotes.optionSymbol, symbols));
+}
+
+/** Contracts by canonical OCC symbol as of the snapshot they were read under, in one round trip. */
+export async function readOptionQuotes(db: Database, symbols: string[]): Promise<Derived<OptionQuoteRow[]>> {
+  const {
+    snapshot,
+    rows: [rows],
+  } = await readWithSnapshot(db, [optionQuotesQuery(db, symbols)]);
+  return { snapshot, value: rows };
 }

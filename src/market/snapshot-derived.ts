@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import type { BatchItem, BatchResponse } from "drizzle-orm/batch";
 import type { AppEnv } from "../app-env";
+import { sha256Hex } from "../crypto/sha256";
 import type { Database } from "../db/client";
 import { marketDatabase } from "../db/for-request";
 import { cachedSnapshot, rememberSnapshot, type MarketSnapshot } from "./snapshot-cache";
@@ -14,6 +15,11 @@ export interface Derived<T> {
 
 /** Entries outlive any realistic time between loads; a new load changes the key, so none is ever stale. */
 const CACHE_TTL_SECONDS = 86_400;
+
+/** A cache name for parameters of unbounded size: the route's name and a digest of its normalised parameters. */
+export async function parameterKey(name: string, parameters: unknown): Promise<string> {
+  return `${name}:${await sha256Hex(JSON.stringify(parameters))}`;
+}
 
 const cacheKey = (name: string, version: number) => `${name}:v${version}`;
 

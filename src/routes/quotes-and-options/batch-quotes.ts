@@ -2,10 +2,10 @@ import { z } from "zod";
 import { todayInNewYork } from "../../domain/calendar";
 import { formatOcc, parseOcc } from "../../domain/occ";
 import { STANDARD_LIMITS } from "../../domain/plans";
-import { marketDatabase } from "../../db/for-request";
 import { ApiError } from "../../http/errors";
 import { defineRoute } from "../../http/route";
-import { optionQuotesQuery } from "../../market/option-quotes";
+import { readOptionQuotes } from "../../market/option-quotes";
+import { parameterKey, snapshotDerived } from "../../market/snapshot-derived";
 import { OptionQuoteSchema, toOptionQuote } from "./option-contract";
 
 /** What the description states: the limit of the customer plans. */
@@ -46,7 +46,8 @@ export const batchQuotesRoute = defineRoute({
     if (bySymbol.size > max) {
       throw new ApiError("too_many_symbols", `At most ${max} distinct symbols per request; got ${bySymbol.size}.`);
     }
-    const rows = await optionQuotesQuery(marketDatabase(c), [...bySymbol.keys()]);
+    const symbols = [...bySymbol.keys()].sort();
+    const { value: rows } = await snapshotDerived(c, await parameterKey("option-quotes", symbols), (db) => readOptionQuotes(db, symbols));
     const today = todayInNewYork();
     const found = new Set(rows.map((r) => r.optionSymbol));
     return {

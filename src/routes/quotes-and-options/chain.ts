@@ -2,15 +2,13 @@ import { z } from "zod";
 import { addDays, todayInNewYork } from "../../domain/calendar";
 import { STANDARD_LIMITS } from "../../domain/plans";
 import { tickerParam } from "../../domain/symbols";
-import { marketDatabase } from "../../db/for-request";
 import { isoTimestamp } from "../../db/timestamps";
 import { ApiError, unknownSymbol } from "../../http/errors";
 import { clampToPlan } from "../../http/limit-headers";
 import { aliased, dateParam, dteParams, dteWindow, intParam, limitParam, numberParam } from "../../http/query-params";
 import { defineRoute } from "../../http/route";
-import { chainPageQuery, type ChainFilter, type ChainKey } from "../../market/chain";
-import { snapshotQuery } from "../../market/snapshot";
-import { underlyingQuery } from "../../market/underlyings";
+import { readChainPage, type ChainFilter, type ChainKey } from "../../market/chain";
+import { parameterKey, snapshotDerived } from "../../market/snapshot-derived";
 import { decodeCursor, encodeCursor, queryDigest } from "../../pagination/cursor";
 import { OptionQuoteSchema, toOptionQuote } from "./option-contract";
 
@@ -137,25 +135,23 @@ export const chainRoute = defineRoute({
     const digest = await queryDigest({ symbol: params.symbol, query: { ...query, cursor: undefined }, limit });
     const position = query.cursor ? chainPosition(await decodeCursor(secrets, query.cursor, digest)) : null;
 
-    const db = marketDatabase(c);
-    const [snapshot, underlying, rows] = await db.batch([
-      snapshotQuery(db),
-      underlyingQuery(db, params.symbol),
-      chainPageQuery(db, filter, position?.after ?? null, limit),
-    ]);
-    if (underlying.length === 0) throw unknownSymbol(params.symbol);
+    const after = position?.after ?? null;
+    const name = await parameterKey(`chain:${params.symbol}`, { filter, after, limit, today });
+    const { snapshot, value } = await snapshotDerived(c, name, (db) => readChainPage(db, filter, after, limit));
+    if (!value.exists) throw unknownSymbol(params.symbol);
+    const { rows } = value;
 
     const page = rows.slice(0, limit);
     const last = page.at(-1);
-    const spot = position?.spot ?? page[0]?.underlyingPrice ?? underlying[0]?.price ?? 0;
+    const spot = position?.spot ?? page[0]?.underlyingPrice ?? value.underlyingPrice ?? 0;
     const truncated = rows.length > limit;
-    const after: ChainKey | null = truncated && last ? [last.expiration, last.strike, last.side, last.root] : null;
+    const next: ChainKey | null = truncated && last ? [last.expiration, last.strike, last.side, last.root] : null;
     return {
       symbol: params.symbol,
       underlyingPrice: spot,
-      asOf: isoTimestamp(snapshot[0]?.asOf ?? null),
+      asOf: isoTimestamp(snapshot.asOf),
       truncated,
-      nextCursor: after ? await encodeCursor(secrets, [after, spot], digest) : null,
+      nextCursor: next ? await encodeCursor(secrets, [next, spot], digest) : null,
       contracts: page.map((r) => toOptionQuote(r, today)),
     };
   },

@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { todayInNewYork } from "../../domain/calendar";
 import { formatOcc, parseOcc } from "../../domain/occ";
-import { marketDatabase } from "../../db/for-request";
 import { ApiError } from "../../http/errors";
 import { defineRoute } from "../../http/route";
-import { optionQuotesQuery } from "../../market/option-quotes";
+import { readOptionQuotes } from "../../market/option-quotes";
+import { snapshotDerived } from "../../market/snapshot-derived";
 import { OptionQuoteSchema, toOptionQuote } from "./option-contract";
 
 export const optionQuoteRoute = defineRoute({
@@ -27,7 +27,9 @@ export const optionQuoteRoute = defineRoute({
       );
     }
     const symbol = formatOcc(contract);
-    const [row] = await optionQuotesQuery(marketDatabase(c), [symbol]);
+    const {
+      value: [row],
+    } = await snapshotDerived(c, `option-quote:${symbol}`, (db) => readOptionQuotes(db, [symbol]));
     if (!row) throw new ApiError("not_found", `No option contract ${symbol}.`);
     return toOptionQuote(row, todayInNewYork());
   },
