@@ -15,7 +15,8 @@ import { freePort } from "./lib/free-port";
 /** One benchmarked endpoint. `auth` requests rotate over many accounts' keys so the 300/min limit is never the bottleneck. */
 interface Target {
   name: string;
-  path: string;
+  /** A path, or one per request (e.g. a new query each time, so nothing is served from a cache). */
+  path: string | ((i: number) => string);
   headers?: Record<string, string>;
   auth?: boolean;
   /** Expected status when it is not 200 (e.g. a conditional GET). */
@@ -66,13 +67,14 @@ async function measure(
     ...t.headers,
     ...(t.auth ? { Authorization: `Bearer ${keys[i % keys.length]}` } : {}),
   });
+  const pathFor = (i: number) => (typeof t.path === "string" ? t.path : t.path(i));
   const expected = t.expect ?? 200;
   const latencies: number[] = [];
   let errors = 0;
   const tripsBefore = roundTrips();
   for (let i = 0; i < samples; i++) {
     const started = performance.now();
-    const res = await fetch(base + t.path, { headers: headersFor(i) });
+    const res = await fetch(base + pathFor(i), { headers: headersFor(i) });
     await res.arrayBuffer();
     latencies.push(performance.now() - started);
     if (res.status !== expected) errors++;
@@ -80,10 +82,11 @@ async function measure(
   const trips = (roundTrips() - tripsBefore) / samples;
   latencies.sort((a, b) => a - b);
   const load = await autocannon({
-    url: base + t.path,
+    url: base,
     duration: seconds,
     connections,
-    requests: Array.from({ length: 1024 }, (_, i) => ({ method: "GET", headers: headersFor(i) })),
+    // Paths continue after the sequential phase's, so a per-request query stays new here too.
+    requests: Array.from({ length: 4096 }, (_, i) => ({ method: "GET", path: pathFor(samples + i), headers: headersFor(i) })),
     expectBody: undefined,
   });
   const unexpected = expected === 200 ? load.non2xx : 0;
@@ -117,6 +120,11 @@ async function marketTargets(backend: SqlBackend): Promise<MarketTargets> {
     batch,
     targets: [
       { name: `GET /v1/chain/${largest} (defaults)`, path: `/v1/chain/${largest}`, auth: true },
+      {
+        name: `GET /v1/chain/${largest} (new query)`,
+        path: (i) => `/v1/chain/${largest}?strikeMin=${(i / 1000).toFixed(3)}`,
+        auth: true,
+      },
       { name: "GET /v1/options/quotes (batch of 20)", path: `/v1/options/quotes?symbols=${batch.join(",")}`, auth: true },
       { name: `GET /v1/options/quotes/{one}`, path: `/v1/options/quotes/${batch[0]}`, auth: true },
       { name: `GET /v1/expirations/${largest}`, path: `/v1/expirations/${largest}`, auth: true },
