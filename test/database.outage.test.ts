@@ -45,7 +45,8 @@ describe("a database that stops under the running Worker", () => {
     await databaseIs("stop");
     // What the edge has cached for the current snapshot keeps answering; anything it must read answers 503.
     expect((await callWith(market, "/v1/expirations/SPY", key)).status).toBe(200);
-    const uncached = (path: string) => path.replace("/v1/expirations/SPY", "/v1/expirations/NOTCACHED");
+    const uncached = (path: string) =>
+      path.replace("/v1/expirations/SPY", "/v1/expirations/NOTCACHED").replace(/^\/v1\/(earnings|dividends)$/, "/v1/$1?symbol=NOTCACHED");
     for (const path of dataPaths.map(uncached)) {
       const res = await callWith(market, path, key);
       const body = await expectError(res, 503, "service_unavailable");

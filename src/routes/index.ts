@@ -13,6 +13,8 @@ import { chainRoute } from "./quotes-and-options/chain";
 import { expirationsRoute } from "./quotes-and-options/expirations";
 import { optionQuoteRoute } from "./quotes-and-options/option-quote";
 import { equityQuoteRoute } from "./quotes-and-options/equity-quote";
+import { dividendsRoute } from "./calendars/dividends";
+import { earningsRoute } from "./calendars/earnings";
 
 /** Every route of the API, in the order the description lists them; admin routes are never described. */
 export const routes: readonly RouteSpec[] = [
@@ -27,6 +29,8 @@ export const routes: readonly RouteSpec[] = [
   batchQuotesRoute,
   expirationsRoute,
   chainRoute,
+  earningsRoute,
+  dividendsRoute,
   createAccountRoute,
   getAccountRoute,
   setSubscriptionRoute,

@@ -17,6 +17,8 @@ const SAMPLES: Record<string, string> = {
   getOptionQuotes: "/v1/options/quotes?symbols=SPXW220218C04500000",
   getExpirations: "/v1/expirations/SPY",
   getChain: "/v1/chain/SPY",
+  getEarnings: "/v1/earnings",
+  getDividends: "/v1/dividends",
 };
 
 export interface SampleRequest {
