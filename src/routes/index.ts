@@ -15,6 +15,8 @@ import { optionQuoteRoute } from "./quotes-and-options/option-quote";
 import { equityQuoteRoute } from "./quotes-and-options/equity-quote";
 import { dividendsRoute } from "./calendars/dividends";
 import { earningsRoute } from "./calendars/earnings";
+import { flowRoute } from "./flow/flow";
+import { netFlowRoute } from "./flow/net-flow";
 
 /** Every route of the API, in the order the description lists them; admin routes are never described. */
 export const routes: readonly RouteSpec[] = [
@@ -31,6 +33,8 @@ export const routes: readonly RouteSpec[] = [
   chainRoute,
   earningsRoute,
   dividendsRoute,
+  flowRoute,
+  netFlowRoute,
   createAccountRoute,
   getAccountRoute,
   setSubscriptionRoute,

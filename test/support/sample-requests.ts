@@ -19,6 +19,8 @@ const SAMPLES: Record<string, string> = {
   getChain: "/v1/chain/SPY",
   getEarnings: "/v1/earnings",
   getDividends: "/v1/dividends",
+  getFlow: "/v1/flow",
+  getNetFlow: "/v1/flow/net?symbol=SPY",
 };
 
 export interface SampleRequest {
