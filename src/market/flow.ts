@@ -134,7 +134,7 @@ export function netFlowSpotQuery(db: Database, ticker: string, from: Bound, to: 
   const atPrint = db
     .select({ price: flowPrints.underlyingPrice })
     .from(flowPrints)
-    .where(and(eq(flowPrints.ticker, ticker), inWindow(from, to), sql`${flowPrints.underlyingPrice} is not null`))
+    .where(and(eq(flowPrints.ticker, ticker), inWindow(from, to), standing, sql`${flowPrints.underlyingPrice} is not null`))
     .orderBy(desc(flowPrints.executedAt))
     .limit(1);
   const stored = db.select({ price: equityQuotes.price }).from(equityQuotes).where(eq(equityQuotes.symbol, ticker));
