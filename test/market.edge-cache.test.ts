@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { expirationsRoute } from "../src/routes/quotes-and-options/expirations";
 import { bearer, newAccount } from "./support/accounts";
 import { contractBody } from "./support/contract";
-import { sampleRequests } from "./support/sample-requests";
+import { READ_PER_REQUEST, sampleRequests } from "./support/sample-requests";
 import { bumpMarketVersion, marketSql } from "./support/market-db";
 import { callWith, testEnv } from "./support/worker";
 
@@ -20,9 +20,6 @@ function countedMarket(): { env: { MARKET_DATABASE_URL: string }; trips: () => P
     trips: async () => (await (await fetch(stats)).json<{ requests: number }>()).requests,
   };
 }
-
-/** Routes whose answer is not a function of the loaded snapshot alone, so they read on every request. */
-const READ_PER_REQUEST = new Set(["getEquityQuote"]);
 
 const snapshotVersion = async () => Number((await marketSql().query("select version from market_state"))[0]!.version);
 

@@ -73,3 +73,19 @@ export function isDatabaseUnavailable(err: unknown): boolean {
 export function forRpc(err: unknown): unknown {
   return isDatabaseUnavailable(err) ? new Error(UNAVAILABLE_MESSAGE) : err;
 }
+
+/** Postgres' "canceling statement due to statement timeout" (query_canceled). */
+const STATEMENT_TIMEOUT = "57014";
+
+/**
+ * True when a query ran out of time: the round trip passed its deadline (`boundQueries` aborts
+ * the fetch with a TimeoutError) or Postgres cancelled the statement for its timeout. A database
+ * that cannot be reached at all fails faster and otherwise.
+ */
+export function isQueryTimeout(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    if (e.name === "TimeoutError" || sqlState((e as { code?: unknown }).code) === STATEMENT_TIMEOUT) return true;
+    if (/\bTimeoutError\b|aborted due to timeout/.test(e.message)) return true;
+  }
+  return false;
+}

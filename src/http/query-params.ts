@@ -85,3 +85,15 @@ export function dteWindow(q: DteQuery, options: { zeroMaxIsUnset: boolean }): { 
   if (max !== undefined && max < min) throw new ApiError("invalid_range", `maxDte (${max}) is below minDte (${min}).`);
   return { min, minGiven: minGiven !== undefined, max };
 }
+
+/** An optional boolean query parameter: `true` or `false` (blank means not given). */
+export function booleanParam(doc: { description: string; default?: boolean }) {
+  return z.preprocess(
+    (v) => (typeof v === "string" && v.trim() === "" ? undefined : v),
+    z
+      .enum(["true", "false"])
+      .transform((v) => v === "true")
+      .optional()
+      .meta(doc),
+  );
+}

@@ -13,6 +13,10 @@ import { chainRoute } from "./quotes-and-options/chain";
 import { expirationsRoute } from "./quotes-and-options/expirations";
 import { optionQuoteRoute } from "./quotes-and-options/option-quote";
 import { equityQuoteRoute } from "./quotes-and-options/equity-quote";
+import { dividendsRoute } from "./calendars/dividends";
+import { earningsRoute } from "./calendars/earnings";
+import { flowRoute } from "./flow/flow";
+import { netFlowRoute } from "./flow/net-flow";
 
 /** Every route of the API, in the order the description lists them; admin routes are never described. */
 export const routes: readonly RouteSpec[] = [
@@ -27,6 +31,10 @@ export const routes: readonly RouteSpec[] = [
   batchQuotesRoute,
   expirationsRoute,
   chainRoute,
+  earningsRoute,
+  dividendsRoute,
+  flowRoute,
+  netFlowRoute,
   createAccountRoute,
   getAccountRoute,
   setSubscriptionRoute,

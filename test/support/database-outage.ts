@@ -6,7 +6,7 @@ import { DatabaseUnavailableError, openBackend, type SqlBackend } from "../../sc
 
 /**
  * A second local Neon endpoint whose database the tests can stop and start while the Worker
- * keeps running (`POST /outage/stop`, `POST /outage/start`), leaving the shared endpoint alone:
+ * keeps running (`POST /outage/stop`, `POST /outage/start`; `POST /outage/slow` delays every SQL request), leaving the shared endpoint alone:
  * - PostgreSQL: its own pool reaches the server through a TCP relay; stopping closes the relay's
  *   listener and cuts every session, so connecting is refused as with a stopped server;
  * - PGlite: in-process, it can only be shut; stopping makes the backend answer as a closed one.
@@ -79,6 +79,9 @@ function switchable(shared: SqlBackend): { backend: SqlBackend; setUp(up: boolea
   return { backend, setUp: (value) => void (up = value) };
 }
 
+/** How late a `slow` database answers: past any budget a test sets, well inside a test's time. */
+const SLOW_MS = 1_000;
+
 export async function startOutageEndpoint(shared: SqlBackend, databaseUrl: string | undefined, port: number): Promise<OutageEndpoint> {
   let backend: SqlBackend;
   let setUp: (up: boolean) => Promise<void>;
@@ -99,9 +102,19 @@ export async function startOutageEndpoint(shared: SqlBackend, databaseUrl: strin
   }
 
   const sql = neonHttpListener(backend, { password: testSqlPassword() });
+  // `slow`: every SQL request waits this long first (a database that answers, but late); `start` clears it.
+  let delayMs = 0;
   const server: Server = createHttpServer((req, res) => {
-    const action = req.method === "POST" ? /^\/outage\/(stop|start)$/.exec(req.url ?? "")?.[1] : undefined;
-    if (!action) return sql(req, res);
+    const action = req.method === "POST" ? /^\/outage\/(stop|start|slow)$/.exec(req.url ?? "")?.[1] : undefined;
+    if (!action) {
+      if (delayMs > 0) return void setTimeout(() => sql(req, res), delayMs);
+      return sql(req, res);
+    }
+    if (action === "slow") {
+      delayMs = SLOW_MS;
+      return void res.writeHead(204).end();
+    }
+    delayMs = 0;
     setUp(action === "start").then(
       () => res.writeHead(204).end(),
       (err: unknown) => res.writeHead(500).end(String(err)),

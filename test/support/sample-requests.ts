@@ -17,7 +17,14 @@ const SAMPLES: Record<string, string> = {
   getOptionQuotes: "/v1/options/quotes?symbols=SPXW220218C04500000",
   getExpirations: "/v1/expirations/SPY",
   getChain: "/v1/chain/SPY",
+  getEarnings: "/v1/earnings",
+  getDividends: "/v1/dividends",
+  getFlow: "/v1/flow",
+  getNetFlow: "/v1/flow/net?symbol=SPY",
 };
+
+/** Routes whose answer is not a function of the loaded snapshot alone (a live vendor quote, per-request flow queries), so they read on every request. */
+export const READ_PER_REQUEST: ReadonlySet<string> = new Set(["getEquityQuote", "getFlow", "getNetFlow"]);
 
 export interface SampleRequest {
   route: RouteSpec;

@@ -1,0 +1,90 @@
+import { previousSessions, sessionOnOrAfter, sessionOnOrBefore } from "./calendar";
+
+/** Sessions of prints kept and served (the spec's 7-day retention, counted in trading sessions). */
+export const RETENTION_SESSIONS = 7;
+/** The longest market-wide flow query, in trading sessions. */
+export const MARKET_WIDE_MAX_SESSIONS = 3;
+
+/**
+ * One end of a flow window. The newest session is the feed's (the session of its newest print),
+ * known only to the database, so a bound may refer to it and is resolved in the query itself.
+ */
+export type Bound = { date: string } | { newest: true } | { atMostNewest: string };
+
+export interface FlowWindowRequest {
+  from?: string;
+  to?: string;
+  /** Where a window given only `from` ends: the newest session (flow for symbols) or the `from` session. */
+  fromOnlyEndsAt: "newest" | "fromSession";
+  /** Limit the window to this many sessions (market-wide flow). */
+  maxSessions?: number;
+  /** The plan's history, in sessions; a `from` before it is moved up to it. */
+  historySessions: number;
+  /** Today's ET date. */
+  today: string;
+}
+
+export type FlowWindowResult =
+  { ok: true; from: Bound; to: Bound; clamped: boolean } | { ok: false; error: "out_of_range" | "invalid_range"; message: string };
+
+/** The first session still retained, for today's ET date. */
+export function retentionStart(today: string, sessions = RETENTION_SESSIONS): string {
+  return previousSessions(sessionOnOrBefore(today), sessions)[0] as string;
+}
+
+/** Trading sessions in [from, to] (inclusive ISO dates). */
+export function sessionsBetween(from: string, to: string): number {
+  let n = 0;
+  for (let d = sessionOnOrAfter(from); d <= to; d = sessionOnOrAfter(nextDay(d))) n++;
+  return n;
+}
+
+function nextDay(d: string): string {
+  return new Date(Date.parse(`${d}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+}
+
+/**
+ * The spec's window rules for flow and net flow. Without `from` the window starts at `to` (one
+ * session, the one on or before it, and never past the newest), or is the newest session; without
+ * `to` it ends as `fromOnlyEndsAt` says; a `to` past the newest session is cut back to it. A `from`
+ * before the retained sessions is out of range; one before the plan's history is clamped.
+ */
+export function flowWindow(req: FlowWindowRequest): FlowWindowResult {
+  const { from, to, today } = req;
+  const earliest = retentionStart(today);
+  if (from !== undefined && from < earliest) {
+    return {
+      ok: false,
+      error: "out_of_range",
+      message: `from (${from}) is older than the ${RETENTION_SESSIONS}-session retention (first session kept: ${earliest}).`,
+    };
+  }
+  if (from !== undefined && to !== undefined && from > to) {
+    return { ok: false, error: "invalid_range", message: `from (${from}) is after to (${to}).` };
+  }
+  if (from === undefined) {
+    const bound: Bound = to === undefined ? { newest: true } : { atMostNewest: sessionOnOrBefore(to) };
+    return { ok: true, from: bound, to: bound, clamped: false };
+  }
+  const historyStart = retentionStart(today, Math.min(req.historySessions, RETENTION_SESSIONS));
+  const clamped = from < historyStart;
+  const start = clamped ? historyStart : from;
+  if (to === undefined && req.fromOnlyEndsAt === "newest") return { ok: true, from: { date: start }, to: { newest: true }, clamped };
+  const end = to ?? sessionOnOrAfter(start);
+  if (req.maxSessions !== undefined && sessionsBetween(start, end) > req.maxSessions) {
+    return {
+      ok: false,
+      error: "out_of_range",
+      message: `A market-wide query spans at most ${req.maxSessions} sessions; ${start} to ${end} spans ${sessionsBetween(start, end)}. Name symbols for longer windows.`,
+    };
+  }
+  return { ok: true, from: { date: start }, to: to === undefined ? { date: end } : { atMostNewest: end }, clamped };
+}
+
+/** A bound's date once the newest session is known (null: the feed is empty, today's session stands in). */
+export function resolveBound(bound: Bound, newest: string | null, today: string): string {
+  const n = newest ?? sessionOnOrBefore(today);
+  if ("date" in bound) return bound.date;
+  if ("newest" in bound) return n;
+  return bound.atMostNewest < n ? bound.atMostNewest : n;
+}

@@ -1,0 +1,142 @@
+import { and, desc, eq, gte, inArray, ne, sql, type SQL } from "drizzle-orm";
+import type { Database } from "../db/client";
+import { equityQuotes, flowPrints } from "../db/schema";
+import type { Bound } from "../domain/flow-window";
+
+/** The largest total a flow response counts (the spec's cap). */
+export const FLOW_COUNT_CAP = 10_000;
+
+export interface FlowFilter {
+  from: Bound;
+  to: Bound;
+  /** Underlyings; empty means market-wide. */
+  tickers: string[];
+  sentiment?: "bullish" | "bearish" | "neutral";
+  side?: "ask" | "bid" | "mid";
+  optionType?: "call" | "put";
+  executionType?: "sweep" | "block" | "split";
+  minPremium: number;
+}
+
+const newestSession = sql`(select max(${flowPrints.sessionDate}) from ${flowPrints})`;
+
+/** A window bound as SQL: the newest session is read by the statement itself, in the same round trip. */
+function boundSql(b: Bound): SQL {
+  if ("date" in b) return sql`${b.date}::date`;
+  if ("newest" in b) return newestSession;
+  return sql`least(${b.atMostNewest}::date, ${newestSession})`;
+}
+
+function inWindow(from: Bound, to: Bound): SQL {
+  return sql`${flowPrints.sessionDate} between ${boundSql(from)} and ${boundSql(to)}`;
+}
+
+/** Canceled prints never happened; every other print is listed. */
+const standing = ne(flowPrints.printClass, "canceled");
+
+function flowConditions(f: FlowFilter): SQL | undefined {
+  return and(
+    inWindow(f.from, f.to),
+    f.tickers.length === 1 ? eq(flowPrints.ticker, f.tickers[0] as string) : undefined,
+    f.tickers.length > 1 ? inArray(flowPrints.ticker, f.tickers) : undefined,
+    f.sentiment !== undefined ? eq(flowPrints.sentiment, f.sentiment) : undefined,
+    f.side !== undefined ? eq(flowPrints.side, f.side) : undefined,
+    f.optionType !== undefined ? eq(flowPrints.optionType, f.optionType) : undefined,
+    f.executionType !== undefined ? eq(flowPrints.executionType, f.executionType) : undefined,
+    gte(flowPrints.premium, f.minPremium),
+    standing,
+  );
+}
+
+export const flowPrintColumns = {
+  executedAt: flowPrints.executedAt,
+  sessionDate: flowPrints.sessionDate,
+  ticker: flowPrints.ticker,
+  optionSymbol: flowPrints.optionSymbol,
+  optionType: flowPrints.optionType,
+  strike: flowPrints.strike,
+  expiration: flowPrints.expiration,
+  side: flowPrints.side,
+  sentiment: flowPrints.sentiment,
+  executionType: flowPrints.executionType,
+  premium: flowPrints.premium,
+  size: flowPrints.size,
+  price: flowPrints.price,
+  underlyingPrice: flowPrints.underlyingPrice,
+  otmPct: flowPrints.otmPct,
+  volume: flowPrints.volume,
+  openInterest: flowPrints.openInterest,
+  opening: flowPrints.opening,
+  delta: flowPrints.delta,
+  iv: flowPrints.iv,
+  isEtfOrIndex: flowPrints.isEtfOrIndex,
+};
+
+/** The first `limit` matching prints, premium or time descending (the id breaks ties, so the order is total). */
+export function flowPageQuery(db: Database, f: FlowFilter, sort: "premium" | "time", limit: number) {
+  const order = sort === "premium" ? [desc(flowPrints.premium), desc(flowPrints.executedAt)] : [desc(flowPrints.executedAt)];
+  return db
+    .select(flowPrintColumns)
+    .from(flowPrints)
+    .where(flowConditions(f))
+    .orderBy(...order, desc(flowPrints.id))
+    .limit(limit);
+}
+
+/** How many prints match, counting no further than the cap. */
+export function flowCountQuery(db: Database, f: FlowFilter) {
+  const capped = db
+    .select({ one: sql`1` })
+    .from(flowPrints)
+    .where(flowConditions(f))
+    .limit(FLOW_COUNT_CAP)
+    .as("capped");
+  return db.select({ n: sql<number>`count(*)::int` }).from(capped);
+}
+
+/** The newest print of the whole feed: its time (the flow `asOf`) and its session (the newest session). */
+export function newestPrintQuery(db: Database) {
+  return db
+    .select({ executedAt: flowPrints.executedAt, sessionDate: flowPrints.sessionDate })
+    .from(flowPrints)
+    .orderBy(desc(flowPrints.sessionDate), desc(flowPrints.executedAt))
+    .limit(1);
+}
+
+const signed = (condition: SQL, value: SQL) =>
+  sql<number>`coalesce(sum(case when ${condition} and ${flowPrints.side} = 'ask' then ${value} when ${condition} and ${flowPrints.side} = 'bid' then -${value} else 0 end), 0)::float8`;
+
+const regular = sql`${flowPrints.printClass} = 'regular'`;
+
+/**
+ * One ticker's prints at or above `minPremium` per UTC minute: net call and put premium (ask-side
+ * minus bid-side, regular prints only — complex prints carry no direction), net contracts, and
+ * the contracts of every standing print. Served by `flow_prints_ticker_time_idx`.
+ */
+export function netFlowMinutesQuery(db: Database, ticker: string, from: Bound, to: Bound, minPremium: number) {
+  const minute = sql<string>`date_trunc('minute', ${flowPrints.executedAt})`;
+  return db
+    .select({
+      minute: sql<string>`${minute}::text`,
+      netCall: signed(sql`${regular} and ${flowPrints.optionType} = 'call'`, sql`${flowPrints.premium}`),
+      netPut: signed(sql`${regular} and ${flowPrints.optionType} = 'put'`, sql`${flowPrints.premium}`),
+      netVolume: signed(regular, sql`${flowPrints.size}`),
+      volume: sql<number>`sum(${flowPrints.size})::float8`,
+    })
+    .from(flowPrints)
+    .where(and(eq(flowPrints.ticker, ticker), inWindow(from, to), gte(flowPrints.premium, minPremium), standing))
+    .groupBy(minute)
+    .orderBy(minute);
+}
+
+/** The underlying's price at its newest print in the window, else its stored quote. */
+export function netFlowSpotQuery(db: Database, ticker: string, from: Bound, to: Bound) {
+  const atPrint = db
+    .select({ price: flowPrints.underlyingPrice })
+    .from(flowPrints)
+    .where(and(eq(flowPrints.ticker, ticker), inWindow(from, to), standing, sql`${flowPrints.underlyingPrice} is not null`))
+    .orderBy(desc(flowPrints.executedAt))
+    .limit(1);
+  const stored = db.select({ price: equityQuotes.price }).from(equityQuotes).where(eq(equityQuotes.symbol, ticker));
+  return db.select({ spot: sql<number | null>`coalesce((${atPrint}), (${stored}))` }).from(sql`(select 1) as one`);
+}

@@ -1,0 +1,55 @@
+import { z } from "zod";
+import { booleanParam } from "../../http/query-params";
+import { defineRoute } from "../../http/route";
+import { readDividends, type DividendEvent } from "../../market/calendars";
+import { snapshotDerived } from "../../market/snapshot-derived";
+import { calendarEnvelope, calendarPage, calendarQueryShape, calendarWindow } from "./calendar-query";
+
+export const DividendEventSchema = z.object({
+  symbol: z.string(),
+  name: z.string(),
+  exDate: z.iso.date(),
+  payDate: z.iso.date(),
+  amount: z.number().describe("Cash amount per share, USD."),
+  yieldPercent: z.number().describe("Annual dividend yield, percent (3.1 means 3.1%)."),
+  frequency: z.string().describe("e.g. `Quarterly`, `Semi-Annual`."),
+});
+
+export const DividendsSchema = calendarEnvelope(DividendEventSchema);
+export type Dividends = z.infer<typeof DividendsSchema>;
+
+export const dividendsRoute = defineRoute({
+  method: "get",
+  path: "/v1/dividends",
+  operationId: "getDividends",
+  summary: "Dividend calendar",
+  description:
+    "Dividend ex-dates in a window of ET dates (default: 30 days from today; at most 90). Without `includeAll=true` symbols " +
+    "outside the coverage universe (stocks and ETFs with options data) are left out, unless asked for with `symbol`. " +
+    "Pages are keyset-paginated in (ex-date, symbol) order.",
+  tags: ["Calendars"],
+  access: "entitled",
+  query: z.object({
+    ...calendarQueryShape,
+    includeAll: booleanParam({ description: "List every symbol of the source, also outside the coverage universe.", default: false }),
+  }),
+  response: { description: "One page of the dividend calendar.", schema: DividendsSchema },
+  errors: ["invalid_range"],
+  handler: async (c, { query }) => {
+    const window = calendarWindow(c, query);
+    const { value: events } = await snapshotDerived(c, `dividends:${window.from}:${window.to}:${window.symbol ?? "*"}`, (db) =>
+      readDividends(db, window),
+    );
+    // A symbol asked for by name is always listed; otherwise coverage decides unless includeAll.
+    const listed = query.includeAll || window.symbol !== undefined ? events : events.filter((e) => e.inCoverage);
+    return calendarPage(
+      c,
+      "dividends",
+      query,
+      window,
+      listed,
+      (e: DividendEvent) => [e.exDate, e.symbol],
+      ({ inCoverage: _, ...e }) => e,
+    );
+  },
+});

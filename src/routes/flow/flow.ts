@@ -1,0 +1,167 @@
+import { z } from "zod";
+import { daysBetween, todayInNewYork } from "../../domain/calendar";
+import { MARKET_WIDE_MAX_SESSIONS, RETENTION_SESSIONS, resolveBound } from "../../domain/flow-window";
+import { STANDARD_LIMITS } from "../../domain/plans";
+import { TICKER } from "../../domain/symbols";
+import { marketDatabase } from "../../db/for-request";
+import { isoTimestamp } from "../../db/timestamps";
+import { ApiError } from "../../http/errors";
+import { clampToPlan, markClamped } from "../../http/limit-headers";
+import { aliased, limitParam } from "../../http/query-params";
+import { withinQueryBudget } from "../../http/query-timeout";
+import { defineRoute } from "../../http/route";
+import { FLOW_COUNT_CAP, flowCountQuery, flowPageQuery, newestPrintQuery, type FlowFilter } from "../../market/flow";
+import {
+  DEFAULT_MIN_PREMIUM,
+  flowWindowShape,
+  minPremiumParam,
+  optionalTicker,
+  rejectFromAfterNewest,
+  requestedWindow,
+} from "./flow-params";
+
+export const DEFAULT_FLOW_LIMIT = 50;
+export const MAX_FLOW_LIMIT = 500;
+
+export const FlowPrintSchema = z.object({
+  executedAt: z.iso.datetime().describe("UTC."),
+  ticker: z.string().describe("Underlying."),
+  optionSymbol: z.string().describe("OCC symbol, compact."),
+  optionType: z.enum(["call", "put"]),
+  strike: z.number(),
+  expiration: z.iso.date(),
+  dte: z.int().describe("Calendar days from the trade's session to expiration."),
+  side: z.enum(["ask", "bid", "mid", "unknown"]).describe("Fill side against the NBBO at trade time; unknown without a valid NBBO."),
+  sentiment: z.enum(["bullish", "bearish", "neutral"]),
+  executionType: z.enum(["sweep", "block", "split"]),
+  premium: z.number().describe("price × size × 100, USD."),
+  size: z.int().describe("Contracts."),
+  price: z.number().describe("USD per share."),
+  underlyingPrice: z.number().nullable().describe("Spot at the trade; null when the feed had no underlying quote."),
+  otmPct: z.number().nullable().describe("Strike beyond spot, percent of spot; negative in the money; null without spot."),
+  volume: z.int().describe("The contract's volume in the session up to and including this print."),
+  openInterest: z.int().nullable().describe("Open interest at the session's start; null when unknown."),
+  opening: z.boolean().nullable().describe("size > openInterest; null when the open interest is unknown."),
+  delta: z.number().nullable().describe("At trade time; null when it cannot be solved."),
+  impliedVolatility: z.number().nullable().describe("Percent, solved from the trade price; null when it cannot be solved."),
+  isETFOrIndex: z.boolean(),
+});
+
+export const FlowSchema = z.object({
+  asOf: z.iso.datetime().nullable().describe("Time of the newest trade in the whole feed; null when the feed is empty."),
+  retentionDays: z.int().describe(`Sessions of prints kept: ${RETENTION_SESSIONS}.`),
+  fromDate: z.iso.date().describe("First session of the window served."),
+  toDate: z.iso.date().describe("Last session of the window served."),
+  count: z.int().describe(`Prints matching before the limit, counted up to ${FLOW_COUNT_CAP}.`),
+  countCapped: z.boolean().describe(`True when count reached ${FLOW_COUNT_CAP}.`),
+  prints: z.array(FlowPrintSchema),
+});
+export type Flow = z.infer<typeof FlowSchema>;
+
+const enumParam = <const T extends readonly [string, ...string[]]>(values: T, description: string) =>
+  z.enum(values).optional().describe(description);
+const symbolList = (description: string) => z.string().max(400).optional().describe(description);
+
+const FlowQuery = z.object({
+  symbol: optionalTicker("One underlying. Alias: ticker."),
+  ticker: optionalTicker("Alias of symbol."),
+  symbols: symbolList(`Comma-separated underlyings, at most ${STANDARD_LIMITS.flowSymbols}. Alias: tickers.`),
+  tickers: symbolList("Alias of symbols."),
+  sentiment: enumParam(["bullish", "bearish", "neutral"], "Only this sentiment (neutral includes prints without a direction)."),
+  side: enumParam(["ask", "bid", "mid"], "Only this fill side."),
+  type: enumParam(["call", "put"], "Only calls or puts. Alias: optionType."),
+  optionType: enumParam(["call", "put"], "Alias of type."),
+  executionType: enumParam(["sweep", "block", "split"], "Only this execution type. Alias: execution."),
+  execution: enumParam(["sweep", "block", "split"], "Alias of executionType."),
+  minPremium: minPremiumParam,
+  limit: limitParam({
+    description: `Prints, 1-${MAX_FLOW_LIMIT} (default ${DEFAULT_FLOW_LIMIT}); clamped to ${MAX_FLOW_LIMIT} and to the plan's maximum rows (${STANDARD_LIMITS.maxRows}) with X-Limit-Clamped: true.`,
+    default: DEFAULT_FLOW_LIMIT,
+  }),
+  sort: enumParam(["premium", "time"], "`premium` (descending, default) or `time` (executedAt descending)."),
+  ...flowWindowShape,
+});
+type FlowQueryInput = z.infer<typeof FlowQuery>;
+
+/** The underlyings asked for (symbol, ticker, symbols, tickers together), distinct; more than the plan allows is a 400. */
+function requestedTickers(q: FlowQueryInput, max: number): string[] {
+  const one = aliased(q, "symbol", "ticker");
+  const list = aliased(q, "symbols", "tickers");
+  const names = (list ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
+  for (const name of names) {
+    if (!TICKER.test(name))
+      throw new ApiError("invalid_parameter", `Invalid query parameter 'symbols': '${name.slice(0, 12)}' is not a ticker.`);
+  }
+  const tickers = [...new Set([...(one ? [one] : []), ...names])];
+  if (tickers.length > max)
+    throw new ApiError("invalid_parameter", `Invalid query parameter 'symbols': at most ${max} symbols, got ${tickers.length}.`);
+  return tickers;
+}
+
+export const flowRoute = defineRoute({
+  method: "get",
+  path: "/v1/flow",
+  operationId: "getFlow",
+  summary: "Options flow",
+  description:
+    "Classified option trade prints of the retained sessions, largest premium (or newest) first. Window: with neither `from` nor " +
+    "`to`, the newest session; `to` alone is that one session (the newest when later); `from` alone ends at the newest session " +
+    `when symbols are named, else it is the \`from\` session. A market-wide query spans at most ${MARKET_WIDE_MAX_SESSIONS} trading sessions. ` +
+    "A query past the time budget gives 503 query_timeout with Retry-After.",
+  tags: ["Flow"],
+  access: "entitled",
+  query: FlowQuery,
+  response: { description: "Matching prints.", schema: FlowSchema },
+  errors: ["out_of_range", "invalid_range", "query_timeout"],
+  handler: async (c, { query }) => {
+    const limits = c.get("account").limits;
+    const tickers = requestedTickers(query, limits.flowSymbols);
+    const today = todayInNewYork();
+    const window = requestedWindow(query, {
+      fromOnlyEndsAt: tickers.length > 0 ? "newest" : "fromSession",
+      maxSessions: tickers.length > 0 ? undefined : MARKET_WIDE_MAX_SESSIONS,
+      historySessions: limits.historyDays,
+      today,
+    });
+    if (window.clamped) markClamped(c);
+    const requested = query.limit ?? DEFAULT_FLOW_LIMIT;
+    const limit = clampToPlan(c, Math.min(requested, MAX_FLOW_LIMIT), limits.maxRows);
+    if (requested > MAX_FLOW_LIMIT) markClamped(c);
+    const filter: FlowFilter = {
+      from: window.from,
+      to: window.to,
+      tickers,
+      sentiment: query.sentiment,
+      side: query.side,
+      optionType: aliased(query, "type", "optionType"),
+      executionType: aliased(query, "executionType", "execution"),
+      minPremium: query.minPremium ?? DEFAULT_MIN_PREMIUM,
+    };
+
+    const db = marketDatabase(c);
+    const [rows, counted, newest] = await withinQueryBudget(
+      db.batch([flowPageQuery(db, filter, query.sort ?? "premium", limit), flowCountQuery(db, filter), newestPrintQuery(db)]),
+    );
+    const newestSession = newest[0]?.sessionDate ?? null;
+    rejectFromAfterNewest(window.requestedFrom, newestSession);
+    const count = counted[0]?.n ?? 0;
+    return {
+      asOf: isoTimestamp(newest[0]?.executedAt ?? null),
+      retentionDays: RETENTION_SESSIONS,
+      fromDate: resolveBound(window.from, newestSession, today),
+      toDate: resolveBound(window.to, newestSession, today),
+      count,
+      countCapped: count >= FLOW_COUNT_CAP,
+      prints: rows.map(({ sessionDate, iv, isEtfOrIndex, executedAt, ...p }) => ({
+        ...p,
+        executedAt: isoTimestamp(executedAt),
+        dte: daysBetween(sessionDate, p.expiration),
+        impliedVolatility: iv === null ? null : Math.round(iv * 1e6) / 1e4,
+        isETFOrIndex: isEtfOrIndex,
+      })),
+    };
+  },
+});

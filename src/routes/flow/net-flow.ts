@@ -1,0 +1,90 @@
+import { z } from "zod";
+import { cumulativeNetFlow } from "../../analytics/net-flow";
+import { todayInNewYork } from "../../domain/calendar";
+import { RETENTION_SESSIONS } from "../../domain/flow-window";
+import { STANDARD_LIMITS } from "../../domain/plans";
+import { marketDatabase } from "../../db/for-request";
+import { isoTimestamp } from "../../db/timestamps";
+import { ApiError } from "../../http/errors";
+import { aliased } from "../../http/query-params";
+import { withinQueryBudget } from "../../http/query-timeout";
+import { defineRoute } from "../../http/route";
+import { netFlowMinutesQuery, netFlowSpotQuery, newestPrintQuery } from "../../market/flow";
+import {
+  DEFAULT_MIN_PREMIUM,
+  flowWindowShape,
+  minPremiumParam,
+  optionalTicker,
+  rejectFromAfterNewest,
+  requestedWindow,
+} from "./flow-params";
+
+export const NetFlowSchema = z.object({
+  ticker: z.string(),
+  retentionDays: z.int().describe(`Sessions of prints kept: ${RETENTION_SESSIONS}.`),
+  mode: z.literal("cumulative"),
+  points: z
+    .array(
+      z.object({
+        t: z.iso.datetime().describe("Start of the minute, UTC."),
+        netCallPremium: z.number().describe("Cumulative ask-side minus bid-side call premium since the window's first minute, USD."),
+        netPutPremium: z.number().describe("Cumulative ask-side minus bid-side put premium, USD."),
+        netVolume: z.number().describe("Cumulative ask-side minus bid-side contracts, calls and puts."),
+      }),
+    )
+    .describe("One point per minute with prints at or above minPremium, chronological."),
+  summary: z.object({
+    volume: z.number().describe("Contracts of the prints at or above minPremium."),
+    ncp: z.number().describe("Net call premium of the window (the last point's), USD."),
+    npp: z.number().describe("Net put premium of the window, USD."),
+    spot: z.number().nullable().describe("Underlying price at the window's newest print, else the stored quote; null when neither exists."),
+  }),
+});
+export type NetFlow = z.infer<typeof NetFlowSchema>;
+
+export const netFlowRoute = defineRoute({
+  method: "get",
+  path: "/v1/flow/net",
+  operationId: "getNetFlow",
+  summary: "Net flow, 1-minute cumulative",
+  description:
+    "Cumulative net call and put premium of one underlying, per minute: ask-side minus bid-side premium of regular prints " +
+    "(mid, unknown-side and multi-leg prints count for volume only; canceled prints not at all). Window: the newest session by " +
+    "default; `to` defaults to the `from` session.",
+  tags: ["Flow"],
+  access: "entitled",
+  query: z.object({
+    symbol: optionalTicker("The underlying (required). Alias: ticker."),
+    ticker: optionalTicker("Alias of symbol."),
+    ...flowWindowShape,
+    minPremium: minPremiumParam,
+  }),
+  response: { description: "The net flow series and its summary.", schema: NetFlowSchema },
+  errors: ["missing_symbol", "out_of_range", "invalid_range", "query_timeout"],
+  handler: async (c, { query }) => {
+    const ticker = aliased(query, "symbol", "ticker");
+    if (ticker === undefined) throw new ApiError("missing_symbol", "The query parameter 'symbol' (or 'ticker') is required.");
+    const today = todayInNewYork();
+    // Net flow is not a list: the plan's history clamp does not apply (Limits rule 4), retention does.
+    const window = requestedWindow(query, { fromOnlyEndsAt: "fromSession", historySessions: STANDARD_LIMITS.historyDays, today });
+    const minPremium = query.minPremium ?? DEFAULT_MIN_PREMIUM;
+
+    const db = marketDatabase(c);
+    const [minutes, spot, newest] = await withinQueryBudget(
+      db.batch([
+        netFlowMinutesQuery(db, ticker, window.from, window.to, minPremium),
+        netFlowSpotQuery(db, ticker, window.from, window.to),
+        newestPrintQuery(db),
+      ]),
+    );
+    rejectFromAfterNewest(window.requestedFrom, newest[0]?.sessionDate ?? null);
+    const series = cumulativeNetFlow(minutes.map((m) => ({ ...m, minute: Date.parse(isoTimestamp(m.minute)) })));
+    return {
+      ticker,
+      retentionDays: RETENTION_SESSIONS,
+      mode: "cumulative" as const,
+      points: series.points.map((p) => ({ ...p, t: new Date(p.t).toISOString() })),
+      summary: { volume: series.volume, ncp: series.ncp, npp: series.npp, spot: spot[0]?.spot ?? null },
+    };
+  },
+});
