@@ -59,7 +59,7 @@ export class ControlPlane {
   /**
    * Tells the account's object about a committed change (twice at most). A push that still fails
    * does not fail the change: the object reloads its snapshot when it is older than
-   * `SNAPSHOT_MAX_AGE_MS`, so the change holds everywhere within that bound.
+   * `SNAPSHOT_MAX_AGE_MS`, so the change holds everywhere within that bound (and one request).
    */
   async #push(accountId: number): Promise<void> {
     for (let attempt = 1; attempt <= 2; attempt++) {

@@ -41,6 +41,8 @@ export class AccountLimiter extends DurableObject<Bindings> {
   #snapshot: EntitlementSnapshot | null = null;
   /** When the snapshot was last known current (pushed or read from Postgres), epoch ms. */
   #snapshotAt = 0;
+  /** A reload of an aged snapshot under way behind the requests. */
+  #refreshing: Promise<EntitlementSnapshot> | null = null;
   #day: DayCount = { date: "", count: 0 };
   #leases = new Leases();
   #alarmAt: number | null = null;
@@ -101,20 +103,25 @@ export class AccountLimiter extends DurableObject<Bindings> {
   }
 
   /**
-   * The snapshot to decide with: loaded when the object has none, reloaded when it is older than
-   * `SNAPSHOT_MAX_AGE_MS` (a lost push, a row changed by hand) and when it does not know the key
-   * (created after it was taken; at most once per `UNKNOWN_KEY_RELOAD_MS`).
+   * The snapshot to decide with: loaded when the object has none or does not know the key (created
+   * after it was taken; at most once per `UNKNOWN_KEY_RELOAD_MS`); when it is older than
+   * `SNAPSHOT_MAX_AGE_MS` (a lost push, a row changed by hand) the request is decided with it and a
+   * reload runs behind it, so a warm request never waits for the database.
    */
   async #currentSnapshot(request: AdmitRequest): Promise<EntitlementSnapshot> {
     const held = this.#snapshot;
     if (!held) return this.#load(request.accountId);
     const age = Date.now() - this.#snapshotAt;
-    const unknownKey = !held.activeKeyIds.includes(request.keyId) && age >= UNKNOWN_KEY_RELOAD_MS;
-    if (age < SNAPSHOT_MAX_AGE_MS && !unknownKey) return held;
+    if (!held.activeKeyIds.includes(request.keyId) && age >= UNKNOWN_KEY_RELOAD_MS) return this.#refresh(request.accountId, held);
+    if (age >= SNAPSHOT_MAX_AGE_MS) this.#refreshing ??= this.#refresh(request.accountId, held).finally(() => (this.#refreshing = null));
+    return held;
+  }
+
+  /** Reloads the snapshot; while the database is away, the snapshot held is still the best answer. */
+  async #refresh(accountId: number, held: EntitlementSnapshot): Promise<EntitlementSnapshot> {
     try {
-      return await this.#load(request.accountId);
+      return await this.#load(accountId);
     } catch (err) {
-      // The database is away: the snapshot held is still the best answer.
       console.warn(
         JSON.stringify({ level: "warn", event: "snapshot_refresh_failed", reason: err instanceof Error ? err.name : "unknown" }),
       );
