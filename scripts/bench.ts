@@ -47,8 +47,8 @@ interface Figures {
   p99: number;
   rps: number;
   errors: number;
-  /** Database round trips per request in the sequential phase, as the local SQL endpoint counted them. */
-  trips: number;
+  /** Database round trips per request in the sequential phase, as the local SQL endpoint counted them: market, control. */
+  trips: [market: number, control: number];
 }
 
 /** Sequential requests timed one by one (sub-millisecond resolution), then autocannon for throughput. */
@@ -59,7 +59,7 @@ async function measure(
   samples: number,
   seconds: number,
   connections: number,
-  roundTrips: () => number,
+  roundTrips: () => [number, number],
 ): Promise<Figures> {
   // Many simulated clients (a header only, RFC 2544 benchmark range): the per-IP limit of the public routes is not what is measured.
   const headersFor = (i: number) => ({
@@ -79,7 +79,8 @@ async function measure(
     latencies.push(performance.now() - started);
     if (res.status !== expected) errors++;
   }
-  const trips = (roundTrips() - tripsBefore) / samples;
+  const tripsAfter = roundTrips();
+  const trips: [number, number] = [(tripsAfter[0] - tripsBefore[0]) / samples, (tripsAfter[1] - tripsBefore[1]) / samples];
   latencies.sort((a, b) => a - b);
   const load = await autocannon({
     url: base,
@@ -213,7 +214,7 @@ async function main(): Promise<void> {
   if (contracts === 0) throw new Error("no market data: run `npm run seed -- --size full` (with DATABASE_URL) first");
   const sqlPassword = randomBytes(24).toString("hex");
   const sql = await startNeonHttpServer(backend, { password: sqlPassword, latencyMs: dbRtt });
-  const roundTrips = () => sql.trips.of("market") + sql.trips.of("control");
+  const roundTrips = (): [number, number] => [sql.trips.of("market"), sql.trips.of("control")];
   const adminToken = randomBytes(24).toString("hex");
   const worker = startWorker({
     port: await freePort(),
@@ -249,7 +250,7 @@ async function main(): Promise<void> {
         "p50−floor".padStart(11) +
         "p50/floor".padStart(11) +
         "req/s".padStart(9) +
-        "db trips".padStart(10) +
+        "db trips m+c".padStart(14) +
         "errors".padStart(8),
     );
     for (const [t, f] of results) {
@@ -260,7 +261,7 @@ async function main(): Promise<void> {
           (f.p50 - floor.p50).toFixed(2).padStart(11) +
           (f.p50 / floor.p50).toFixed(2).padStart(11) +
           f.rps.toFixed(0).padStart(9) +
-          f.trips.toFixed(2).padStart(10) +
+          `${f.trips[0].toFixed(2)}+${f.trips[1].toFixed(2)}`.padStart(14) +
           String(f.errors).padStart(8),
       );
     }
