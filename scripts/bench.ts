@@ -116,6 +116,17 @@ async function marketTargets(backend: SqlBackend): Promise<MarketTargets> {
   );
   const batch = picked.rows.map((r) => r.option_symbol as string);
   console.log(`largest underlying: ${largest} (${rows[0]?.n} contracts)`);
+  // Flow: the three newest sessions (market-wide) and the ticker with the most prints in the newest one.
+  const sessions = (await backend.typedQuery("select distinct session_date::text as d from flow_prints order by 1 desc limit 3")).rows.map(
+    (r) => r.d as string,
+  );
+  const busiest = (
+    await backend.typedQuery(
+      "select ticker, count(*)::int as n from flow_prints where session_date = (select max(session_date) from flow_prints) group by 1 order by 2 desc limit 1",
+    )
+  ).rows[0];
+  console.log(`flow: sessions ${sessions.join(", ")}; busiest ticker ${busiest?.ticker} (${busiest?.n} prints in the newest session)`);
+  const today = todayInNewYork();
   return {
     largest,
     batch,
@@ -129,6 +140,14 @@ async function marketTargets(backend: SqlBackend): Promise<MarketTargets> {
       { name: "GET /v1/options/quotes (batch of 20)", path: `/v1/options/quotes?symbols=${batch.join(",")}`, auth: true },
       { name: `GET /v1/options/quotes/{one}`, path: `/v1/options/quotes/${batch[0]}`, auth: true },
       { name: `GET /v1/expirations/${largest}`, path: `/v1/expirations/${largest}`, auth: true },
+      {
+        name: "GET /v1/flow (market-wide, 3 sessions)",
+        path: `/v1/flow?from=${sessions.at(-1)}&to=${sessions[0]}`,
+        auth: true,
+      },
+      { name: `GET /v1/flow?symbol=${busiest?.ticker}`, path: `/v1/flow?symbol=${busiest?.ticker}`, auth: true },
+      { name: `GET /v1/flow/net?symbol=${busiest?.ticker}`, path: `/v1/flow/net?symbol=${busiest?.ticker}`, auth: true },
+      { name: "GET /v1/earnings (90 days)", path: `/v1/earnings?from=${today}&to=${addDays(today, 89)}`, auth: true },
     ],
   };
 }

@@ -1,5 +1,6 @@
 import { newApp } from "./app";
 import type { Bindings } from "./env";
+import { runFlowRetention } from "./jobs/flow-retention";
 import { routes } from "./routes";
 
 export { AccountLimiter } from "./durable-objects/account-limiter";
@@ -18,5 +19,9 @@ export default {
   fetch(request, env, ctx) {
     if (floorEnabled(env) && new URL(request.url).pathname === FLOOR_PATH) return new Response(null, { status: 204 });
     return app.fetch(request, env, ctx);
+  },
+  /** The cron trigger of wrangler.toml: flow-print retention. */
+  scheduled(controller, env, ctx) {
+    ctx.waitUntil(runFlowRetention(env, new Date(controller.scheduledTime)));
   },
 } satisfies ExportedHandler<Bindings>;

@@ -72,9 +72,13 @@ export const flowPrintColumns = {
   isEtfOrIndex: flowPrints.isEtfOrIndex,
 };
 
-/** The first `limit` matching prints, premium or time descending (the id breaks ties, so the order is total). */
+/**
+ * The first `limit` matching prints, premium or time descending (the id breaks ties, so the order
+ * is total). Market-wide by premium walks `flow_prints_premium_idx` from the top and stops at the
+ * limit; one ticker's session reads `flow_prints_ticker_session_premium_idx` in order.
+ */
 export function flowPageQuery(db: Database, f: FlowFilter, sort: "premium" | "time", limit: number) {
-  const order = sort === "premium" ? [desc(flowPrints.premium), desc(flowPrints.executedAt)] : [desc(flowPrints.executedAt)];
+  const order = sort === "premium" ? [desc(flowPrints.premium)] : [desc(flowPrints.executedAt)];
   return db
     .select(flowPrintColumns)
     .from(flowPrints)

@@ -221,6 +221,8 @@ export const flowPrints = pgTable(
       .on(t.optionSymbol, t.executedAt, t.sequenceNumber)
       .where(sql`${t.sequenceNumber} is not null`),
     index("flow_prints_ticker_time_idx").on(t.ticker, t.executedAt.desc()),
+    index("flow_prints_ticker_session_premium_idx").on(t.ticker, t.sessionDate, t.premium.desc()),
+    index("flow_prints_premium_idx").on(t.premium.desc(), t.id.desc()),
     index("flow_prints_session_premium_idx").on(t.sessionDate, t.premium.desc()),
     index("flow_prints_session_time_idx").on(t.sessionDate, t.executedAt.desc()),
   ],

@@ -1,0 +1,2 @@
+CREATE INDEX "flow_prints_ticker_session_premium_idx" ON "flow_prints" USING btree ("ticker","session_date","premium" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "flow_prints_premium_idx" ON "flow_prints" USING btree ("premium" DESC NULLS LAST,"id" DESC NULLS LAST);
