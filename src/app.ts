@@ -2,6 +2,7 @@ import { Hono, type Context, type MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "./app-env";
 import { adminGate } from "./access/admin-gate";
+import { mountDashboard } from "./dashboard/routes";
 import { accessGate } from "./access/gates";
 import { isDatabaseUnavailable } from "./db/errors";
 import { configure } from "./http/configure";
@@ -61,6 +62,8 @@ export function newApp(routes: readonly RouteSpec[]): Hono<AppEnv> {
     ];
     app.on(route.method.toUpperCase(), paths, ...chain, handle(route));
   }
+
+  mountDashboard(app);
 
   app.all("*", (c) => {
     const emptyParam = methods.emptyParamOf(c.req.path);

@@ -90,6 +90,12 @@ export class AccountLimiter extends DurableObject<Bindings> {
     return { kind: "admitted", rate, leaseId, entitlement, usage };
   }
 
+  /** Admitted requests of the current ET day (the dashboard's "requests today"). */
+  requestsToday(): { date: string; today: number } {
+    const { date } = usageDay(Date.now());
+    return { date, today: this.#day.date === date ? this.#day.count : 0 };
+  }
+
   /** Frees an in-flight slot; releasing twice, or after expiry, is harmless. */
   release(leaseId: string): void {
     if (this.#leases.release(leaseId)) void this.ctx.storage.put("leases", this.#leases.entries(), UNCONFIRMED);
