@@ -2,6 +2,7 @@ import { Hono, type Context, type MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "./app-env";
 import { adminGate } from "./access/admin-gate";
+import { mountBillingWebhook } from "./billing/webhook";
 import { mountDashboard } from "./dashboard/routes";
 import { accessGate } from "./access/gates";
 import { isDatabaseUnavailable } from "./db/errors";
@@ -63,6 +64,7 @@ export function newApp(routes: readonly RouteSpec[]): Hono<AppEnv> {
     app.on(route.method.toUpperCase(), paths, ...chain, handle(route));
   }
 
+  mountBillingWebhook(app);
   mountDashboard(app);
 
   app.all("*", (c) => {

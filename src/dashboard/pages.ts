@@ -62,6 +62,31 @@ export function messagePage(title: string, message: string, next: { href: string
   );
 }
 
+/** Thirty ET days of request counts as server-drawn SVG bars (no script), with a text equivalent. */
+export function usageChart(days: { date: string; requests: number }[]): Markup {
+  const width = 600;
+  const height = 140;
+  const top = Math.max(1, ...days.map((d) => d.requests));
+  const slot = width / days.length;
+  const total = days.reduce((sum, d) => sum + d.requests, 0);
+  const first = days[0]?.date ?? "";
+  const last = days.at(-1)?.date ?? "";
+  return html`<figure>
+    <svg class="chart" viewBox="0 0 ${width} ${height + 16}" role="img" aria-labelledby="usage-title">
+      <title id="usage-title">Requests per day, ${first} to ${last}: ${total} in all, at most ${top} in a day</title>
+      ${days.map((d, i) => {
+        const h = Math.round((d.requests / top) * height);
+        return html`<rect x="${(i * slot + 1).toFixed(1)}" y="${height - h}" width="${(slot - 2).toFixed(1)}" height="${h}">
+          <title>${d.date}: ${d.requests}</title>
+        </rect>`;
+      })}
+      <text x="0" y="${height + 12}">${first}</text>
+      <text x="${width}" y="${height + 12}" text-anchor="end">${last}</text>
+    </svg>
+    <figcaption>Requests per US Eastern day, last 30 days (${total} in all).</figcaption>
+  </figure>`;
+}
+
 export interface OverviewData {
   account: AccountView;
   email: string | null;
@@ -70,6 +95,7 @@ export interface OverviewData {
   requestsToday: number;
   trialDaysLeft: number | null;
   canStartTrial: boolean;
+  usage: { date: string; requests: number }[];
 }
 
 export function overviewPage(d: OverviewData): Markup {
@@ -92,6 +118,7 @@ export function overviewPage(d: OverviewData): Markup {
         <dt>Requests today (US Eastern day)</dt>
         <dd>${d.requestsToday}</dd>
       </dl>
+      ${usageChart(d.usage)}
       ${
         d.canStartTrial
           ? html`<form method="post" action="/dashboard/trial">
@@ -170,8 +197,45 @@ export function revokePage(key: KeyView): Markup {
   );
 }
 
-export function billingPage(): Markup {
-  return layout("Billing", html`<p>Billing is not configured on this deployment. Your subscription is managed by the operator.</p>`, {
-    current: "billing",
-  });
+export interface BillingData {
+  configured: boolean;
+  subscription: AccountView["subscription"];
+  canSubscribe: boolean;
+  canManage: boolean;
+  notice?: string;
+}
+
+export function billingPage(d: BillingData): Markup {
+  if (!d.configured) {
+    return layout("Billing", html`<p>Billing is not configured on this deployment. Your subscription is managed by the operator.</p>`, {
+      current: "billing",
+    });
+  }
+  return layout(
+    "Billing",
+    html`${d.notice ? html`<p role="status" class="notice">${d.notice}</p>` : ""}
+      <dl class="facts">
+        <dt>Plan</dt>
+        <dd>${d.subscription?.plan ?? "none"}</dd>
+        <dt>Subscription status</dt>
+        <dd>${d.subscription?.status ?? "none"}</dd>
+      </dl>
+      ${
+        d.canSubscribe
+          ? html`<form method="post" action="/dashboard/billing/checkout">
+              <p>Basic: the whole API, 300 requests a minute. You pay on Stripe's secure page.</p>
+              <button type="submit">Subscribe to Basic</button>
+            </form>`
+          : ""
+      }
+      ${
+        d.canManage
+          ? html`<form method="post" action="/dashboard/billing/portal">
+              <p>Change your payment method, download invoices or cancel on Stripe's customer portal.</p>
+              <button type="submit">Manage billing</button>
+            </form>`
+          : ""
+      }`,
+    { current: "billing" },
+  );
 }

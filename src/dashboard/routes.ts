@@ -7,10 +7,14 @@ import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppEnv } from "../app-env";
 import { controlPlaneFor } from "../control/for-request";
 import { loadEntitlementSnapshot } from "../control/snapshot";
+import { usageSince } from "../control/usage";
 import { controlDatabase } from "../db/for-request";
-import { evaluateEntitlement } from "../domain/entitlement";
+import { addDays } from "../domain/calendar";
+import { usageDay } from "../limits/usage-day";
+import { API_PLAN, evaluateEntitlement } from "../domain/entitlement";
 import { limitsFor, TRIAL_PLAN } from "../domain/plans";
 import { DAY_MS } from "../domain/time";
+import { billingSettings, Stripe, stripeClient } from "../billing/stripe-client";
 import { DASHBOARD_CSS, DASHBOARD_JS } from "./assets";
 import { LOGIN_ATTEMPT_MS, saveLoginAttempt, takeLoginAttempt } from "./login-attempts";
 import { beginSignIn, completeSignIn, SignInError, type OidcSettings } from "./oidc";
@@ -49,7 +53,8 @@ const dashboardHeaders = secureHeaders({
     scriptSrc: ["'self'"],
     styleSrc: ["'self'"],
     imgSrc: ["'self'", "data:"],
-    formAction: ["'self'"],
+    // Checkout and the customer portal are reached by a form's redirect, which form-action governs.
+    formAction: ["'self'", "https://checkout.stripe.com", "https://billing.stripe.com"],
     frameAncestors: ["'none'"],
     baseUri: ["'none'"],
     objectSrc: ["'none'"],
@@ -97,14 +102,30 @@ const requireSession: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
 };
 
+const USAGE_CHART_DAYS = 30;
+
+/** Every day of the chart, zero where nothing was recorded; today is the live count when it is ahead of the last write. */
+function chartDays(since: string, recorded: { date: string; requests: number }[], today: { date: string; requests: number }) {
+  const byDate = new Map(recorded.map((d) => [d.date, d.requests]));
+  byDate.set(today.date, Math.max(byDate.get(today.date) ?? 0, today.requests));
+  return Array.from({ length: USAGE_CHART_DAYS }, (_, i) => {
+    const date = addDays(since, i);
+    return { date, requests: byDate.get(date) ?? 0 };
+  });
+}
+
 async function overview(c: DashboardContext) {
   const session = c.get("session");
   const control = controlPlaneFor(c);
-  const [view, account, snapshot, usage] = await Promise.all([
+  const db = controlDatabase(c);
+  const today = usageDay(Date.now()).date;
+  const since = addDays(today, 1 - USAGE_CHART_DAYS);
+  const [view, account, snapshot, usage, recorded] = await Promise.all([
     control.accountView(session.accountName),
     control.findAccount(session.accountName),
-    loadEntitlementSnapshot(controlDatabase(c), session.accountId),
+    loadEntitlementSnapshot(db, session.accountId),
     c.env.ACCOUNT_LIMITER.getByName(String(session.accountId)).requestsToday(),
+    usageSince(db, session.accountId, since),
   ]);
   if (!view.ok || !account) return c.redirect("/dashboard", 303);
   const now = Date.now();
@@ -122,6 +143,7 @@ async function overview(c: DashboardContext) {
       requestsToday: usage.today,
       trialDaysLeft: onTrial ? Math.max(0, Math.ceil((Date.parse(sub.trialEnd as string) - now) / DAY_MS)) : null,
       canStartTrial: account.trialStartedAt === null && status !== "active" && status !== "past_due",
+      usage: chartDays(since, recorded, { date: usage.date, requests: usage.today }),
     }),
   );
 }
@@ -157,6 +179,57 @@ const unknownKey = (c: DashboardContext) =>
     ),
     404,
   );
+
+const BACK_TO_BILLING = { href: "/dashboard/billing", label: "Back to billing" };
+
+async function billing(c: DashboardContext) {
+  const settings = billingSettings(c.get("config"));
+  if (!settings) return page(c, billingPage({ configured: false, subscription: null, canSubscribe: false, canManage: false }));
+  const session = c.get("session");
+  const control = controlPlaneFor(c);
+  const [view, customer] = await Promise.all([control.accountView(session.accountName), control.providerCustomer(session.accountId)]);
+  const subscription = view.ok ? view.value.subscription : null;
+  const paying = subscription?.plan === API_PLAN && (subscription.status === "active" || subscription.status === "past_due");
+  return page(
+    c,
+    billingPage({
+      configured: true,
+      subscription,
+      canSubscribe: !paying,
+      canManage: customer !== null,
+      notice:
+        c.req.query("checkout") === "success" ? "Thank you: your subscription starts as soon as the payment is confirmed." : undefined,
+    }),
+  );
+}
+
+const providerFailed = (c: DashboardContext) =>
+  page(
+    c,
+    messagePage(
+      "Billing unavailable",
+      "The payment provider could not be reached; nothing was charged. Try again shortly.",
+      BACK_TO_BILLING,
+      true,
+    ),
+    502,
+  );
+
+/** Runs a billing action with the Stripe client; a provider failure is a page, not a 500. */
+async function withStripe(
+  c: DashboardContext,
+  action: (stripe: Stripe, settings: NonNullable<ReturnType<typeof billingSettings>>) => Promise<Response>,
+): Promise<Response> {
+  const settings = billingSettings(c.get("config"));
+  if (!settings) return page(c, messagePage("Billing", "Billing is not configured on this deployment.", BACK_TO_BILLING, true), 404);
+  try {
+    return await action(stripeClient(settings), settings);
+  } catch (err) {
+    if (!(err instanceof Stripe.errors.StripeError)) throw err;
+    console.warn(JSON.stringify({ level: "warn", event: "billing_provider_failed", type: err.type }));
+    return providerFailed(c);
+  }
+}
 
 /** The dashboard, on the API's Worker: server-rendered pages, usable without JavaScript. */
 export function mountDashboard(app: Hono<AppEnv>): void {
@@ -222,6 +295,7 @@ export function mountDashboard(app: Hono<AppEnv>): void {
   app.use("/dashboard/keys/*", requireSession);
   app.use("/dashboard/trial", requireSession);
   app.use("/dashboard/billing", requireSession);
+  app.use("/dashboard/billing/*", requireSession);
 
   app.get("/dashboard/keys", (c) => keys(c));
   app.post("/dashboard/keys", async (c) => {
@@ -248,7 +322,44 @@ export function mountDashboard(app: Hono<AppEnv>): void {
     return c.redirect("/dashboard", 303);
   });
 
-  app.get("/dashboard/billing", (c) => page(c, billingPage()));
+  app.get("/dashboard/billing", billing);
+  app.post("/dashboard/billing/checkout", (c) =>
+    withStripe(c, async (stripe, settings) => {
+      const session = c.get("session");
+      const origin = new URL(c.req.url).origin;
+      const customer = await controlPlaneFor(c).providerCustomer(session.accountId);
+      const checkout = await stripe.checkout.sessions.create({
+        mode: "subscription",
+        line_items: [{ price: settings.priceBasic, quantity: 1 }],
+        client_reference_id: String(session.accountId),
+        // The webhook finds the account from the subscription's metadata.
+        subscription_data: { metadata: { account_id: String(session.accountId) } },
+        ...(customer ? { customer } : {}),
+        success_url: `${origin}/dashboard/billing?checkout=success`,
+        cancel_url: `${origin}/dashboard/billing`,
+      });
+      return checkout.url ? c.redirect(checkout.url, 303) : providerFailed(c);
+    }),
+  );
+  app.post("/dashboard/billing/portal", (c) =>
+    withStripe(c, async (stripe) => {
+      const customer = await controlPlaneFor(c).providerCustomer(c.get("session").accountId);
+      if (!customer) {
+        return page(
+          c,
+          messagePage(
+            "No billing account yet",
+            "Subscribe first; the customer portal manages an existing subscription.",
+            BACK_TO_BILLING,
+            true,
+          ),
+          409,
+        );
+      }
+      const portal = await stripe.billingPortal.sessions.create({ customer, return_url: `${new URL(c.req.url).origin}/dashboard/billing` });
+      return c.redirect(portal.url, 303);
+    }),
+  );
 
   app.post("/dashboard/logout", async (c) => {
     const db = controlDatabase(c);
