@@ -3,6 +3,7 @@ import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "./app-env";
 import { adminGate } from "./access/admin-gate";
 import { mountBillingWebhook } from "./billing/webhook";
+import { mountApiReference } from "./dashboard/docs";
 import { mountDashboard } from "./dashboard/routes";
 import { accessGate } from "./access/gates";
 import { isDatabaseUnavailable } from "./db/errors";
@@ -66,6 +67,7 @@ export function newApp(routes: readonly RouteSpec[]): Hono<AppEnv> {
 
   mountBillingWebhook(app);
   mountDashboard(app);
+  mountApiReference(app);
 
   app.all("*", (c) => {
     const emptyParam = methods.emptyParamOf(c.req.path);

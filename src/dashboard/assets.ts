@@ -26,6 +26,7 @@ th,td{text-align:left;padding:.4rem .5rem;border-bottom:1px solid #ccc;overflow-
 .chart{width:100%;height:auto;max-width:40rem}
 .chart rect{fill:#0b4f8a}
 .chart text{font-size:10px;fill:#333}
+.chart .axis{stroke:#555;stroke-width:1}
 @media (max-width:30rem){th:nth-child(3),td:nth-child(3){display:none}}
 `;
 

@@ -80,6 +80,7 @@ export function usageChart(days: { date: string; requests: number }[]): Markup {
           <title>${d.date}: ${d.requests}</title>
         </rect>`;
       })}
+      <line class="axis" x1="0" y1="${height}" x2="${width}" y2="${height}" />
       <text x="0" y="${height + 12}">${first}</text>
       <text x="${width}" y="${height + 12}" text-anchor="end">${last}</text>
     </svg>

@@ -137,7 +137,7 @@ async function overview(c: DashboardContext) {
     c,
     overviewPage({
       account: view.value,
-      email: null,
+      email: session.email,
       entitled: entitlement.entitled,
       reason: entitlement.entitled ? null : entitlement.reason,
       requestsToday: usage.today,

@@ -3,7 +3,7 @@ import { randomBase62 } from "../access/api-key";
 import { SESSION_TOKEN_PREFIX } from "../access/credentials";
 import { sha256Hex } from "../crypto/sha256";
 import type { Database } from "../db/client";
-import { accounts, dashboardSessions } from "../db/schema";
+import { accounts, dashboardSessions, identities } from "../db/schema";
 
 /** A session ends after this long without a request… */
 export const SESSION_IDLE_MS = 60 * 60 * 1000;
@@ -18,6 +18,8 @@ export interface DashboardSession {
   id: number;
   accountId: number;
   accountName: string;
+  /** The email of the account's first linked identity, for display. */
+  email: string | null;
   lastSeenAt: string;
 }
 
@@ -38,6 +40,9 @@ export async function findSession(db: Database, token: string | undefined): Prom
       id: dashboardSessions.id,
       accountId: dashboardSessions.accountId,
       accountName: accounts.name,
+      email: sql<
+        string | null
+      >`(select ${identities.email} from ${identities} where ${identities.accountId} = ${accounts.id} order by ${identities.id} limit 1)`,
       lastSeenAt: dashboardSessions.lastSeenAt,
     })
     .from(dashboardSessions)

@@ -84,8 +84,11 @@ describe("developer dashboard in Chromium", () => {
     await page.goto(`${base}/dashboard`);
     await shot(page, "01-sign-in");
 
-    const callback = await signIn(page, `dev-${Date.now()}@example.com`);
+    const login = `dev-${Date.now()}@example.com`;
+    const callback = await signIn(page, login);
     await expect(page.getByRole("heading", { name: "Overview" }).isVisible()).resolves.toBe(true);
+    // The account was created at this first sign-in and shows the identity's email.
+    expect(await page.locator("dl.facts").textContent()).toContain(login);
     await shot(page, "02-overview-new-account");
 
     // Trial: once per account, no card; the overview shows it.
@@ -131,6 +134,20 @@ describe("developer dashboard in Chromium", () => {
     await page.getByRole("link", { name: "Billing" }).click();
     await expect(page.getByText("Billing is not configured").isVisible()).resolves.toBe(true);
     await shot(page, "08-billing");
+
+    // The API reference, linked from the overview, rendered by Redoc from /openapi.json with our CSP.
+    const violations: string[] = [];
+    page.on("console", (msg) => {
+      if (msg.type() === "error" && /Content Security Policy/i.test(msg.text())) violations.push(msg.text());
+    });
+    await page.getByRole("link", { name: "Overview" }).click();
+    await page.getByRole("link", { name: "API reference" }).click();
+    await page.waitForURL(`${base}/docs`);
+    await page.getByRole("heading", { name: "Readiness" }).first().waitFor({ timeout: 30_000 });
+    await shot(page, "10-api-reference");
+    // Only Redoc's "powered by" logo, from its CDN, is blocked, on purpose: nothing loads from another origin.
+    expect(violations.filter((v) => !v.includes("Loading the image 'https://cdn.redoc.ly/"))).toEqual([]);
+    await page.goto(`${base}/dashboard/billing`);
 
     // A second trial is refused and changes nothing.
     const cookie = await sessionCookie(context);
