@@ -14,6 +14,8 @@ export default defineConfig(async () => {
   process.env.TEST_OUTAGE_SQL_PORT = String(outagePort);
   const vendorPort = Number(process.env.TEST_VENDOR_PORT) || (await freePort());
   process.env.TEST_VENDOR_PORT = String(vendorPort);
+  const stripePort = Number(process.env.TEST_STRIPE_PORT) || (await freePort());
+  process.env.TEST_STRIPE_PORT = String(stripePort);
   // The local endpoints accept only connection strings with this run's password.
   const sqlPassword = process.env.TEST_SQL_PASSWORD || randomBytes(16).toString("hex");
   process.env.TEST_SQL_PASSWORD = sqlPassword;
@@ -32,6 +34,11 @@ export default defineConfig(async () => {
         QUOTE_PROVIDER_URL: `http://127.0.0.1:${vendorPort}`,
         QUOTE_PROVIDER_TOKEN: "test-vendor-token-4f2a9c",
         QUOTE_PROVIDER_TIMEOUT_MS: "300",
+        // Billing: the SDK talks to a local server replaying recorded Stripe responses (test/support/stripe-server.ts).
+        STRIPE_SECRET_KEY: "sk_test_replay_0123456789abcdef",
+        STRIPE_WEBHOOK_SECRET: "whsec_test_0123456789abcdef0123456789",
+        STRIPE_PRICE_BASIC: "price_test_basic",
+        STRIPE_API_URL: `http://127.0.0.1:${stripePort}`,
         // Nothing listens here: lets tests run the Worker against an unreachable database.
         TEST_DEAD_DATABASE_URL: url("market", deadPort),
         // A live endpoint in front of a database that tests can stop (POST …/outage/stop, …/start).

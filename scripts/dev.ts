@@ -4,6 +4,7 @@ import { dirname, resolve } from "node:path";
 import { AdminClient, DEV_ADMIN_TOKEN_FILE, DEV_ADMIN_URL_FILE } from "./lib/admin-client";
 import { databaseUrl, DEV_DATA_DIR, MIGRATIONS_DIR } from "./lib/config";
 import { ensureDemoKey } from "./lib/demo-account";
+import { DEV_DEMO_LOGIN, startDevOidcProvider } from "./lib/oidc-dev-provider";
 import { startNeonHttpServer } from "./sql-endpoint/neon-http-server";
 import { seedMarket } from "./generator/seed-market";
 import { openBackend } from "./sql-endpoint/sql-backend";
@@ -46,13 +47,25 @@ async function main(): Promise<void> {
   const adminToken = devAdminToken();
   // Worker state (Durable Objects, KV) lives next to the database it caches.
   const persistTo = url ? resolve(devDir, "wrangler-state-postgres") : resolve(dirname(DEV_DATA_DIR), "wrangler-state");
-  const worker = startWorker({ port, sqlPort: sqlServer.port, sqlPassword, vars: { ADMIN_TOKEN: adminToken }, persistTo });
+  // The dashboard signs in against a real OpenID provider of its own, next to the API.
+  const oidc = await startDevOidcProvider({
+    port: Number(process.env.OIDC_PORT ?? port + 1),
+    redirectUris: [`http://127.0.0.1:${port}/dashboard/callback`, `http://localhost:${port}/dashboard/callback`],
+  });
+  const worker = startWorker({
+    port,
+    sqlPort: sqlServer.port,
+    sqlPassword,
+    vars: { ADMIN_TOKEN: adminToken, OIDC_ISSUER: oidc.issuer, OIDC_CLIENT_ID: oidc.clientId, OIDC_CLIENT_SECRET: oidc.clientSecret },
+    persistTo,
+  });
 
   let stopping = false;
   const stop = async (code: number) => {
     if (stopping) return;
     stopping = true;
     worker.stop();
+    await oidc.close();
     await sqlServer.close();
     await backend.close();
     process.exit(code);
@@ -68,6 +81,8 @@ async function main(): Promise<void> {
   console.log(`  API        ${worker.url}`);
   console.log(`  demo key   ${key}`);
   console.log(`             (saved in .dev/demo-api-key; admin token in .dev/admin-token for \`npm run admin\`)`);
+  console.log(`  dashboard  ${worker.url}/dashboard`);
+  console.log(`             sign in at the local OpenID provider (${oidc.issuer}) as ${DEV_DEMO_LOGIN} with any password`);
   console.log(`  try        curl -H "Authorization: Bearer ${key}" ${worker.url}/v1/usage\n`);
 }
 

@@ -2,6 +2,9 @@ import { Hono, type Context, type MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "./app-env";
 import { adminGate } from "./access/admin-gate";
+import { mountBillingWebhook } from "./billing/webhook";
+import { mountApiReference } from "./dashboard/docs";
+import { mountDashboard } from "./dashboard/routes";
 import { accessGate } from "./access/gates";
 import { isDatabaseUnavailable } from "./db/errors";
 import { configure } from "./http/configure";
@@ -61,6 +64,10 @@ export function newApp(routes: readonly RouteSpec[]): Hono<AppEnv> {
     ];
     app.on(route.method.toUpperCase(), paths, ...chain, handle(route));
   }
+
+  mountBillingWebhook(app);
+  mountDashboard(app);
+  mountApiReference(app);
 
   app.all("*", (c) => {
     const emptyParam = methods.emptyParamOf(c.req.path);

@@ -31,6 +31,19 @@ export interface Variables {
   QUERY_TIMEOUT_MS?: string;
   /** Benchmarks only: exposes an empty route that bypasses the app, as the latency floor. */
   BENCH_FLOOR?: string;
+  /** The dashboard's OpenID Connect issuer (discovery document at `/.well-known/openid-configuration`); unset → no sign-in. */
+  OIDC_ISSUER?: string;
+  OIDC_CLIENT_ID?: string;
+  /** Secret of the OpenID client (`client_secret_basic`). */
+  OIDC_CLIENT_SECRET?: string;
+  /** Stripe secret API key; unset → billing is not configured (the admin CLI sets subscriptions). */
+  STRIPE_SECRET_KEY?: string;
+  /** Signing secret of the `POST /webhooks/stripe` endpoint (`whsec_…`). */
+  STRIPE_WEBHOOK_SECRET?: string;
+  /** The Stripe price id of the Basic plan, used by Checkout. */
+  STRIPE_PRICE_BASIC?: string;
+  /** Tests and local development only: where the Stripe API is (a local server replaying recorded responses). */
+  STRIPE_API_URL?: string;
 }
 
 /**
@@ -105,8 +118,32 @@ const configSchema = z
     QUOTE_PROVIDER_TOKEN: optionalText,
     QUERY_TIMEOUT_MS: optionalText.pipe(z.string().regex(/^\d+$/).transform(Number).pipe(z.int().min(100).max(25_000)).default(20_000)),
     QUOTE_PROVIDER_TIMEOUT_MS: optionalText.pipe(z.string().regex(/^\d+$/).transform(Number).pipe(z.int().min(50).max(10_000)).optional()),
+    OIDC_ISSUER: optionalText.refine(
+      (v) =>
+        v === undefined || v.startsWith("https://") || /^http:\/\/(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|localhost|\[::1\])(:\d+)?(\/|$)/.test(v),
+      "must be an https URL (plain http only on loopback addresses)",
+    ),
+    OIDC_CLIENT_ID: optionalText,
+    OIDC_CLIENT_SECRET: optionalText,
+    STRIPE_SECRET_KEY: optionalText,
+    STRIPE_WEBHOOK_SECRET: optionalText,
+    STRIPE_PRICE_BASIC: optionalText,
+    STRIPE_API_URL: optionalText.refine(
+      (v) =>
+        v === undefined || v.startsWith("https://") || /^http:\/\/(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|localhost|\[::1\])(:\d+)?\/?$/.test(v),
+      "must be an https URL (plain http only on loopback addresses)",
+    ),
   })
-  .refine(plainHttpOnlyToLoopback, { path: ["NEON_HTTP_ENDPOINT"], message: "plain http is allowed only on loopback addresses" });
+  .refine(plainHttpOnlyToLoopback, { path: ["NEON_HTTP_ENDPOINT"], message: "plain http is allowed only on loopback addresses" })
+  .refine(
+    (c) =>
+      [c.OIDC_ISSUER, c.OIDC_CLIENT_ID, c.OIDC_CLIENT_SECRET].every((v) => v === undefined) ||
+      (c.OIDC_ISSUER && c.OIDC_CLIENT_ID && c.OIDC_CLIENT_SECRET),
+    {
+      path: ["OIDC_ISSUER"],
+      message: "OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET are set together",
+    },
+  );
 
 export type Config = z.infer<typeof configSchema>;
 

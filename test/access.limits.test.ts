@@ -1,5 +1,5 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { LEASE_MS } from "../src/limits/admission";
 import { Leases } from "../src/limits/leases";
 import { ADMIN_TOKEN, bearer, newAccount, type TestAccount } from "./support/accounts";
@@ -23,23 +23,30 @@ describe("per-account rate limit (GCRA, 300 per minute across all keys)", () => 
     const other = await newAccount();
     const accountId = await accountIdOf(account);
     const [a, b] = account.keys;
+    const started = Date.now();
     // Warm the snapshot through the real pipeline first (one admitted request).
     expect((await probeCall("/v1/test/ok", bearer(a!.key))).status).toBe(200);
 
     // The burst runs inside the object, where the clock does not move between calls.
-    const kinds = await runInDurableObject(limiterOf(accountId), async (instance) => {
+    const { kinds, ended } = await runInDurableObject(limiterOf(accountId), async (instance) => {
       const out: string[] = [];
       for (let i = 0; i < 399; i++) {
         const r = await instance.admit({ accountId, keyId: i % 2 ? a!.id : b!.id, requireEntitlement: true });
         out.push(r.kind);
         if (r.kind === "admitted") instance.release(r.leaseId);
       }
-      return out;
+      return { kinds: out, ended: Date.now() };
     });
-    expect(kinds.filter((k) => k === "admitted").length + 1).toBe(300);
-    expect(kinds.filter((k) => k === "rate_limited").length).toBe(100);
+    // Exactly 300 when the clock stands still; on a loaded machine one more for each 200 ms the burst took.
+    const refilled = Math.floor((ended - started) / 200);
+    const admitted = kinds.filter((k) => k === "admitted").length + 1;
+    expect(admitted).toBeGreaterThanOrEqual(300);
+    expect(admitted).toBeLessThanOrEqual(300 + refilled);
+    expect(kinds.filter((k) => k === "rate_limited").length).toBe(400 - admitted);
 
-    const limited = await probeCall("/v1/test/ok", bearer(b!.key));
+    // One token comes back every 200 ms: on a slow machine one may have by now, so call until refused.
+    let limited = await probeCall("/v1/test/ok", bearer(b!.key));
+    for (let i = 0; i < 20 && limited.status === 200; i++) limited = await probeCall("/v1/test/ok", bearer(b!.key));
     await expectError(limited, 429, "rate_limited");
     expect(Number(limited.headers.get("Retry-After"))).toBeGreaterThanOrEqual(1);
     expect(limited.headers.get("X-RateLimit-Limit")).toBe("300");
@@ -101,10 +108,11 @@ describe("in-flight cap (5 per account)", () => {
     expect(statuses.get(500)).toBeGreaterThan(100);
     expect(statuses.get(-1) ?? 0).toBeGreaterThan(0);
 
-    // Give aborted requests' deferred releases a moment, then every account must be idle.
-    await new Promise((r) => setTimeout(r, 600));
-    for (const id of ids) expect(await storedLeases(id)).toEqual([]);
-  });
+    // Once the abandoned requests' deferred releases have run, every account is idle (well before any lease expires).
+    await vi.waitFor(async () => {
+      for (const id of ids) expect(await storedLeases(id)).toEqual([]);
+    }, 10_000);
+  }, 120_000);
 
   it("keeps a lost release's lease in storage with an alarm at its expiry, re-armed while it is held", async () => {
     const account = await newAccount();

@@ -46,7 +46,7 @@ export function checksumOf(random: string): string {
 }
 
 /** 43 uniform base62 characters by rejection sampling (bytes ≥ 248 are redrawn: no modulo bias). */
-function randomBase62(length: number): string {
+export function randomBase62(length: number): string {
   let out = "";
   while (out.length < length) {
     const bytes = crypto.getRandomValues(new Uint8Array(64));

@@ -2,7 +2,8 @@ import { and, asc, eq, isNull, sql, type SQL } from "drizzle-orm";
 import { displayPrefix, generateApiKey, hashApiKey } from "../access/api-key";
 import type { Database } from "../db/client";
 import { isoTimestamp } from "../db/timestamps";
-import { accounts, apiKeys, subscriptions } from "../db/schema";
+import { accounts, apiKeys, identities, subscriptions } from "../db/schema";
+import { sha256Hex } from "../crypto/sha256";
 import { loadEntitlementSnapshot } from "./snapshot";
 import type { EntitlementSnapshot } from "../domain/entitlement";
 import { limitsFor, TRIAL_PLAN } from "../domain/plans";
@@ -38,6 +39,21 @@ export interface AccountView {
   createdAt: string;
   subscription: { plan: string; status: string; trialEnd: string | null } | null;
 }
+
+/** A subscription change reported by the payment provider (`src/billing/` maps its events to this). */
+export interface ProviderSubscriptionChange {
+  /** From the subscription's `metadata.account_id` (set by our Checkout); else found by customer id. */
+  accountId: number | null;
+  customerId: string;
+  subscriptionId: string | null;
+  status: SubscriptionStatus;
+  /** Null when the event does not carry it (a failed invoice): the stored value is kept. */
+  currentPeriodEnd: string | null;
+  /** The event's creation time: events are applied in this order, whatever order they arrive in. */
+  eventAt: string;
+}
+
+export type BillingOutcome = "applied" | "duplicate" | "stale" | "unknown_account";
 
 export interface KeyView {
   id: number;
@@ -167,6 +183,104 @@ export class ControlPlane {
     ]);
     await this.#push(account.id);
     return this.accountView(input.account);
+  }
+
+  /**
+   * The account of a single-sign-on identity, created with the identity on its first sign-in. The
+   * name derives from issuer and subject, so two concurrent first sign-ins create one account.
+   */
+  async signIn(identity: { issuer: string; subject: string; email: string | null }): Promise<{ id: number; name: string }> {
+    const name = `sso-${(await sha256Hex(`${identity.issuer}\n${identity.subject}`)).slice(0, 20)}`;
+    const linked = await this.#linkedAccount(identity.issuer, identity.subject);
+    if (linked) return linked;
+    await this.db.execute(sql`
+      with account as (
+        insert into accounts (name) values (${name})
+        on conflict (name) do update set name = excluded.name
+        returning id)
+      insert into identities (account_id, issuer, subject, email)
+      select id, ${identity.issuer}, ${identity.subject}, ${identity.email} from account
+      on conflict (issuer, subject) do nothing`);
+    const row = await this.#linkedAccount(identity.issuer, identity.subject);
+    if (!row) throw new Error("identity link not found after insert");
+    await this.#push(row.id);
+    return row;
+  }
+
+  async #linkedAccount(issuer: string, subject: string): Promise<{ id: number; name: string } | undefined> {
+    const [row] = await this.db
+      .select({ id: accounts.id, name: accounts.name })
+      .from(identities)
+      .innerJoin(accounts, eq(accounts.id, identities.accountId))
+      .where(and(eq(identities.issuer, issuer), eq(identities.subject, subject)));
+    return row;
+  }
+
+  /** Starts the account's one free trial; refused when it was used or a subscription is entitled. */
+  async startTrial(accountName: string): Promise<ControlResult<AccountView>> {
+    const view = await this.accountView(accountName);
+    if (!view.ok) return view;
+    const account = await this.findAccount(accountName);
+    if (account?.trialStartedAt) return { ok: false, reason: "trial_used", message: "This account has already used its free trial." };
+    const status = view.value.subscription?.status;
+    if (status === "active" || status === "past_due") {
+      return { ok: false, reason: "conflict", message: "This account already has a subscription." };
+    }
+    return this.setSubscription({ account: accountName, status: "trialing" });
+  }
+
+  /**
+   * Records a provider event and applies its change in one statement (one transaction): a
+   * redelivered event id changes nothing, and an event created before the one the subscription
+   * reflects is recorded but not applied. The plan becomes `plan` and any trial ends.
+   */
+  async applyProviderEvent(event: { id: string; type: string }, change: ProviderSubscriptionChange, plan: string): Promise<BillingOutcome> {
+    const result = await this.db.execute(sql`
+      with fresh as (
+        insert into billing_events (event_id, type, created_at) values (${event.id}, ${event.type}, ${change.eventAt}::timestamptz)
+        on conflict (event_id) do nothing
+        returning event_id),
+      target as (
+        select a.id from accounts a
+        where a.id = coalesce(${change.accountId}::int,
+          (select s.account_id from subscriptions s where s.provider_customer_id = ${change.customerId} limit 1))),
+      applied as (
+        insert into subscriptions (account_id, plan_id, status, current_period_end, provider_customer_id,
+          provider_subscription_id, provider_event_at, updated_at, trial_start, trial_end)
+        select target.id, ${plan}, ${change.status}, ${change.currentPeriodEnd}::timestamptz, ${change.customerId},
+          ${change.subscriptionId}, ${change.eventAt}::timestamptz, now(), null, null
+        from target, fresh
+        on conflict (account_id) do update set
+          plan_id = excluded.plan_id,
+          status = excluded.status,
+          current_period_end = coalesce(excluded.current_period_end, subscriptions.current_period_end),
+          provider_customer_id = excluded.provider_customer_id,
+          provider_subscription_id = coalesce(excluded.provider_subscription_id, subscriptions.provider_subscription_id),
+          provider_event_at = excluded.provider_event_at,
+          updated_at = now(),
+          trial_start = null,
+          trial_end = null
+        where subscriptions.provider_event_at is null or subscriptions.provider_event_at <= excluded.provider_event_at
+        returning account_id),
+      bumped as (
+        update accounts set snapshot_version = snapshot_version + 1 where id in (select account_id from applied) returning id)
+      select (select count(*) from fresh)::int as fresh, (select id from target) as account_id,
+        (select count(*) from applied)::int as applied, (select count(*) from bumped)::int as bumped`);
+    const row = result.rows[0] as { fresh: number; account_id: number | null; applied: number };
+    if (Number(row.fresh) === 0) return "duplicate";
+    if (row.account_id === null) return "unknown_account";
+    if (Number(row.applied) === 0) return "stale";
+    await this.#push(Number(row.account_id));
+    return "applied";
+  }
+
+  /** The payment provider's customer id of an account, once its first subscription event arrived. */
+  async providerCustomer(accountId: number): Promise<string | null> {
+    const [row] = await this.db
+      .select({ customer: subscriptions.providerCustomerId })
+      .from(subscriptions)
+      .where(eq(subscriptions.accountId, accountId));
+    return row?.customer ?? null;
   }
 
   /** Issues a key (at most the plan's active-key limit); the raw key is returned once and never stored. */

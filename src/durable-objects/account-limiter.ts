@@ -18,6 +18,10 @@ import { Leases } from "../limits/leases";
 import { gcra, perMinuteQuota, type GcraQuota, type GcraResult } from "../limits/gcra";
 import { limitsFor } from "../domain/plans";
 import { usageDay } from "../limits/usage-day";
+import { recordUsage } from "../control/usage";
+
+/** Day counts reach Postgres (`usage_daily`) at most this long after a request, in one write per account. */
+export const USAGE_FLUSH_MS = 60_000;
 
 interface DayCount {
   date: string;
@@ -46,16 +50,22 @@ export class AccountLimiter extends DurableObject<Bindings> {
   #day: DayCount = { date: "", count: 0 };
   #leases = new Leases();
   #alarmAt: number | null = null;
+  /** ET day → count not yet written to `usage_daily` (absolute counts; the account id to write them under). */
+  #unflushed: Record<string, number> = {};
+  #accountId: number | null = null;
+  #flushAt: number | null = null;
 
   constructor(ctx: DurableObjectState, env: Bindings) {
     super(ctx, env);
     void ctx.blockConcurrencyWhile(async () => {
-      const stored = await ctx.storage.get<unknown>(["tat", "snapshot", "snapshotAt", "day", "leases"]);
+      const stored = await ctx.storage.get<unknown>(["tat", "snapshot", "snapshotAt", "day", "leases", "unflushed", "accountId"]);
       this.#tat = (stored.get("tat") as number | undefined) ?? null;
       this.#snapshot = (stored.get("snapshot") as EntitlementSnapshot | undefined) ?? null;
       this.#snapshotAt = (stored.get("snapshotAt") as number | undefined) ?? 0;
       this.#day = (stored.get("day") as DayCount | undefined) ?? this.#day;
       this.#leases = new Leases((stored.get("leases") as [string, number][] | undefined) ?? []);
+      this.#unflushed = (stored.get("unflushed") as Record<string, number> | undefined) ?? {};
+      this.#accountId = (stored.get("accountId") as number | undefined) ?? null;
       this.#alarmAt = await ctx.storage.getAlarm();
     });
   }
@@ -85,11 +95,23 @@ export class AccountLimiter extends DurableObject<Bindings> {
     const leaseId = this.#leases.acquire(now, LEASE_MS);
     const { date, resetAt } = usageDay(now);
     this.#day = this.#day.date === date ? { date, count: this.#day.count + 1 } : { date, count: 1 };
-    void this.ctx.storage.put({ tat: this.#tat, day: this.#day, leases: this.#leases.entries() }, UNCONFIRMED);
-    this.#scheduleSweep();
+    this.#unflushed[date] = this.#day.count;
+    this.#accountId = request.accountId;
+    void this.ctx.storage.put(
+      { tat: this.#tat, day: this.#day, leases: this.#leases.entries(), unflushed: this.#unflushed, accountId: request.accountId },
+      UNCONFIRMED,
+    );
+    this.#flushAt ??= now + USAGE_FLUSH_MS;
+    this.#scheduleAlarm();
 
     const usage: UsageView = { date, today: this.#day.count, resetAt: resetAt.toISOString() };
     return { kind: "admitted", rate, leaseId, entitlement, usage };
+  }
+
+  /** Admitted requests of the current ET day (the dashboard's "requests today"). */
+  requestsToday(): { date: string; today: number } {
+    const { date } = usageDay(Date.now());
+    return { date, today: this.#day.date === date ? this.#day.count : 0 };
   }
 
   /** Frees an in-flight slot; releasing twice, or after expiry, is harmless. */
@@ -153,17 +175,42 @@ export class AccountLimiter extends DurableObject<Bindings> {
   override async alarm(): Promise<void> {
     this.#alarmAt = null;
     this.#sweep(Date.now());
-    this.#scheduleSweep();
+    await this.#flushUsage();
+    this.#scheduleAlarm();
+  }
+
+  /** Writes the day counts not yet in Postgres; off the request path (the alarm), retried a minute later on failure. */
+  async #flushUsage(): Promise<void> {
+    const days = Object.entries(this.#unflushed);
+    if (days.length === 0 || this.#accountId === null) {
+      this.#flushAt = null;
+      return;
+    }
+    try {
+      const config = configFrom(this.env);
+      useNeonEndpoint(config.NEON_HTTP_ENDPOINT);
+      boundQueries(config.QUERY_TIMEOUT_MS);
+      await recordUsage(database(config.CONTROL_DATABASE_URL), this.#accountId, days);
+      // Only what was written leaves the buffer: requests admitted during the write stay for the next one.
+      for (const [date, count] of days) if (this.#unflushed[date] === count) delete this.#unflushed[date];
+      await this.ctx.storage.put("unflushed", this.#unflushed);
+      this.#flushAt = Object.keys(this.#unflushed).length > 0 ? Date.now() + USAGE_FLUSH_MS : null;
+    } catch (err) {
+      console.warn(JSON.stringify({ level: "warn", event: "usage_flush_failed", reason: err instanceof Error ? err.name : "unknown" }));
+      this.#flushAt = Date.now() + USAGE_FLUSH_MS;
+    }
   }
 
   #sweep(now: number): void {
     if (this.#leases.sweep(now)) void this.ctx.storage.put("leases", this.#leases.entries(), UNCONFIRMED);
   }
 
-  /** Keeps an alarm at or before the earliest lease expiry. */
-  #scheduleSweep(): void {
-    const next = this.#leases.nextExpiry();
-    if (next === null || (this.#alarmAt !== null && this.#alarmAt <= next)) return;
+  /** Keeps an alarm at or before the earliest lease expiry and the next usage write. */
+  #scheduleAlarm(): void {
+    const times = [this.#leases.nextExpiry(), this.#flushAt].filter((t): t is number => t !== null);
+    if (times.length === 0) return;
+    const next = Math.min(...times);
+    if (this.#alarmAt !== null && this.#alarmAt <= next) return;
     this.#alarmAt = next;
     void this.ctx.storage.setAlarm(next, UNCONFIRMED);
   }

@@ -12,6 +12,7 @@ import { parseQuoteTable, priceContracts } from "../../scripts/loaders/cboe-quot
 import type { Server } from "node:http";
 import { startOutageEndpoint, type OutageEndpoint } from "./database-outage";
 import { startVendorServer } from "./vendor-server";
+import { startStripeReplayServer } from "./stripe-server";
 
 /** The rate the SPX excerpt is loaded with (Feb 2022 T-bill yields were about 0.1-0.3%). */
 export const LOADED_FILE_RATE = 0.0025;
@@ -20,6 +21,7 @@ let backend: SqlBackend | undefined;
 let server: NeonHttpServer | undefined;
 let dataDir: string | undefined;
 let vendor: Server | undefined;
+let stripe: Server | undefined;
 let outage: OutageEndpoint | undefined;
 
 /**
@@ -39,11 +41,14 @@ export async function setup(): Promise<void> {
   server = await startNeonHttpServer(backend, { port: Number(process.env.TEST_SQL_PORT), password: testSqlPassword() });
   outage = await startOutageEndpoint(backend, databaseUrl, Number(process.env.TEST_OUTAGE_SQL_PORT));
   vendor = await startVendorServer(Number(process.env.TEST_VENDOR_PORT));
+  stripe = await startStripeReplayServer(Number(process.env.TEST_STRIPE_PORT));
 }
 
 export async function teardown(): Promise<void> {
   vendor?.closeAllConnections();
   vendor?.close();
+  stripe?.closeAllConnections();
+  stripe?.close();
   await outage?.close();
   await server?.close();
   await backend?.close();

@@ -49,7 +49,17 @@ export const subscriptions = pgTable("subscriptions", {
   currentPeriodEnd: tsz("current_period_end"),
   providerCustomerId: text("provider_customer_id"),
   providerSubscriptionId: text("provider_subscription_id"),
+  /** Creation time of the payment provider's event this row reflects: an older event never overwrites it. */
+  providerEventAt: tsz("provider_event_at"),
   updatedAt: tsz("updated_at").notNull().defaultNow(),
+});
+
+/** Payment-provider webhook events already received, by event id: a redelivery is recognised and changes nothing. */
+export const billingEvents = pgTable("billing_events", {
+  eventId: text("event_id").primaryKey(),
+  type: text("type").notNull(),
+  createdAt: tsz("created_at").notNull(),
+  receivedAt: tsz("received_at").notNull().defaultNow(),
 });
 
 export const usageDaily = pgTable(
@@ -62,4 +72,50 @@ export const usageDaily = pgTable(
     requests: bigint("requests", { mode: "number" }).notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.accountId, t.date] })],
+);
+
+/** A single-sign-on identity (issuer + subject) linked to the account its first sign-in created. */
+export const identities = pgTable(
+  "identities",
+  {
+    id: serial("id").primaryKey(),
+    accountId: integer("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    issuer: text("issuer").notNull(),
+    subject: text("subject").notNull(),
+    email: text("email"),
+    createdAt: tsz("created_at").notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex("identities_issuer_subject_idx").on(t.issuer, t.subject)],
+);
+
+/**
+ * A sign-in under way: the `state`, `nonce` and PKCE verifier of one authorization request, found
+ * by the hash of the browser's login cookie and deleted when the callback uses it (single use).
+ */
+export const loginAttempts = pgTable("login_attempts", {
+  idHash: char("id_hash", { length: 64 }).primaryKey(),
+  state: text("state").notNull(),
+  nonce: text("nonce").notNull(),
+  codeVerifier: text("code_verifier").notNull(),
+  expiresAt: tsz("expires_at").notNull(),
+});
+
+/** Dashboard sessions: only the SHA-256 of the `ods_sess_…` token is stored. */
+export const dashboardSessions = pgTable(
+  "dashboard_sessions",
+  {
+    id: serial("id").primaryKey(),
+    accountId: integer("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    tokenHash: char("token_hash", { length: 64 }).notNull(),
+    createdAt: tsz("created_at").notNull().defaultNow(),
+    lastSeenAt: tsz("last_seen_at").notNull().defaultNow(),
+    /** The absolute expiry; the idle expiry is measured from `last_seen_at`. */
+    expiresAt: tsz("expires_at").notNull(),
+    revokedAt: tsz("revoked_at"),
+  },
+  (t) => [uniqueIndex("dashboard_sessions_token_idx").on(t.tokenHash)],
 );
