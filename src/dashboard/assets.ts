@@ -16,18 +16,21 @@ button.link{background:none;padding:0;min-height:0;text-decoration:underline}
 form.inline{display:inline}
 .facts{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1rem}
 .facts dt{font-weight:600}
+.facts dd{margin:0;overflow-wrap:anywhere}
 .warn,.error{color:#a4161a}
 .notice{border:2px solid #0b4f8a;border-radius:6px;padding:0 1rem 1rem;margin-bottom:1rem}
 input.key{width:100%;font:14px/1.6 ui-monospace,monospace;padding:.5rem;margin:.25rem 0 .5rem;border:1px solid #555}
 table{border-collapse:collapse;width:100%;margin-top:1rem}
 caption{text-align:left;font-weight:600}
 th,td{text-align:left;padding:.4rem .5rem;border-bottom:1px solid #ccc;overflow-wrap:anywhere}
+.skip{position:absolute;left:-999px;top:.5rem;padding:.5rem 1rem;background:#fff;color:#0b4f8a;font-weight:600}
+.skip:focus{left:1rem}
 .sr-only{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
 .chart{width:100%;height:auto;max-width:40rem}
 .chart rect{fill:#0b4f8a}
 .chart text{font-size:10px;fill:#333}
 .chart .axis{stroke:#555;stroke-width:1}
-@media (max-width:30rem){th:nth-child(3),td:nth-child(3){display:none}}
+@media (max-width:30rem){th:nth-child(3),td:nth-child(3){display:none}.facts{grid-template-columns:1fr}.facts dd{margin-bottom:.5rem}}
 `;
 
 /** Progressive enhancement only: the copy button. Everything else works without JavaScript. */

@@ -20,6 +20,7 @@ export function layout(title: string, body: Markup, nav?: { current: Section }):
         <script src="/dashboard/assets/dashboard.js" defer></script>
       </head>
       <body>
+        <a class="skip" href="#main">Skip to content</a>
         <header>
           <span class="brand">Options Data Service</span>
           ${

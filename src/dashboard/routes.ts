@@ -14,6 +14,7 @@ import { usageDay } from "../limits/usage-day";
 import { API_PLAN, evaluateEntitlement } from "../domain/entitlement";
 import { limitsFor, TRIAL_PLAN } from "../domain/plans";
 import { DAY_MS } from "../domain/time";
+import { accessGate } from "../access/gates";
 import { billingSettings, Stripe, stripeClient } from "../billing/stripe-client";
 import { DASHBOARD_CSS, DASHBOARD_JS } from "./assets";
 import { LOGIN_ATTEMPT_MS, saveLoginAttempt, takeLoginAttempt } from "./login-attempts";
@@ -250,6 +251,9 @@ export function mountDashboard(app: Hono<AppEnv>): void {
     return overview(c);
   });
 
+  // Starting and finishing sign-ins write rows: the per-client limit of the public routes applies.
+  app.use("/dashboard/login", accessGate("public"));
+  app.use("/dashboard/callback", accessGate("public"));
   app.get("/dashboard/login", async (c) => {
     const settings = oidcSettings(c);
     if (!settings) return page(c, signInPage({ configured: false }), 503);

@@ -1,4 +1,6 @@
+import { createHash } from "node:crypto";
 import { existsSync, mkdirSync } from "node:fs";
+import { neon, neonConfig } from "@neondatabase/serverless";
 import { resolve } from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -197,6 +199,20 @@ describe("developer dashboard in Chromium", () => {
     await page.goto(`${base}/dashboard/keys`);
     expect(await activeKeyCount(page)).toBe(0);
 
+    // Keyboard first: the skip link, then the navigation in reading order.
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate("document.activeElement?.textContent")).toBe("Skip to content");
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate("document.activeElement?.textContent")).toBe("Overview");
+    // On a phone: nothing wider than the screen.
+    await page.setViewportSize({ width: 390, height: 844 });
+    for (const path of ["/dashboard", "/dashboard/keys", "/dashboard/billing"]) {
+      await page.goto(`${base}${path}`);
+      expect(await page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")).toBe(true);
+    }
+    await page.goto(`${base}/dashboard/keys`);
+    await shot(page, "11-keys-phone");
+
     // The session token is not an API credential, and an API key is not a session.
     const onApi = await fetch(`${base}/v1/usage`, { headers: { Authorization: `Bearer ${cookie}` } });
     expect(onApi.status).toBe(403);
@@ -214,7 +230,7 @@ describe("developer dashboard in Chromium", () => {
     await context.close();
   }, 120_000);
 
-  it("refuses a tampered state or code, a replayed callback and a callback from another browser", async () => {
+  it("refuses a tampered state or code, a wrong nonce, a replayed callback and a callback from another browser", async () => {
     const context = await browser.newContext();
     const page = await context.newPage();
     // The browser holds a session at the provider, so each authorization request comes straight back with a code.
@@ -249,6 +265,17 @@ describe("developer dashboard in Chromium", () => {
     const badCode = await finish(tamperedCode.callback, tamperedCode.cookie);
     expect(badCode.status).toBe(400);
     expect(await badCode.text()).toContain("could not be verified");
+
+    // An ID token whose nonce is not the one this sign-in sent (the stored nonce swapped, as a
+    // token minted for another sign-in would present it) is refused by the ID-token validation.
+    const wrongNonce = await begin();
+    neonConfig.fetchEndpoint = (host, p) => `http://${host}:${p}/sql`;
+    const control = neon(`postgresql://app:${testSqlPassword()}@127.0.0.1:${process.env.TEST_SQL_PORT}/control`);
+    const idHash = createHash("sha256").update(wrongNonce.cookie).digest("hex");
+    await control.query("update login_attempts set nonce = 'a-nonce-of-another-sign-in' where id_hash = $1", [idHash]);
+    const badNonce = await finish(wrongNonce.callback, wrongNonce.cookie);
+    expect(badNonce.status).toBe(400);
+    expect(opensSession(badNonce)).toBe(false);
 
     const genuine = await begin();
     const ok = await finish(genuine.callback, genuine.cookie);

@@ -38,21 +38,26 @@ export const apiKeys = pgTable(
 );
 
 /** The account's current subscription (one row per account), as the payment provider reports it. */
-export const subscriptions = pgTable("subscriptions", {
-  accountId: integer("account_id")
-    .primaryKey()
-    .references(() => accounts.id),
-  planId: text("plan_id").notNull(),
-  status: text("status").notNull(),
-  trialStart: tsz("trial_start"),
-  trialEnd: tsz("trial_end"),
-  currentPeriodEnd: tsz("current_period_end"),
-  providerCustomerId: text("provider_customer_id"),
-  providerSubscriptionId: text("provider_subscription_id"),
-  /** Creation time of the payment provider's event this row reflects: an older event never overwrites it. */
-  providerEventAt: tsz("provider_event_at"),
-  updatedAt: tsz("updated_at").notNull().defaultNow(),
-});
+export const subscriptions = pgTable(
+  "subscriptions",
+  {
+    accountId: integer("account_id")
+      .primaryKey()
+      .references(() => accounts.id),
+    planId: text("plan_id").notNull(),
+    status: text("status").notNull(),
+    trialStart: tsz("trial_start"),
+    trialEnd: tsz("trial_end"),
+    currentPeriodEnd: tsz("current_period_end"),
+    providerCustomerId: text("provider_customer_id"),
+    providerSubscriptionId: text("provider_subscription_id"),
+    /** Creation time of the payment provider's event this row reflects: an older event never overwrites it. */
+    providerEventAt: tsz("provider_event_at"),
+    updatedAt: tsz("updated_at").notNull().defaultNow(),
+  },
+  // A failed invoice names only the customer: the webhook finds the account by it.
+  (t) => [index("subscriptions_provider_customer_idx").on(t.providerCustomerId)],
+);
 
 /** Payment-provider webhook events already received, by event id: a redelivery is recognised and changes nothing. */
 export const billingEvents = pgTable("billing_events", {
@@ -87,7 +92,11 @@ export const identities = pgTable(
     email: text("email"),
     createdAt: tsz("created_at").notNull().defaultNow(),
   },
-  (t) => [uniqueIndex("identities_issuer_subject_idx").on(t.issuer, t.subject)],
+  (t) => [
+    uniqueIndex("identities_issuer_subject_idx").on(t.issuer, t.subject),
+    // The dashboard shows the account's identity email with every page.
+    index("identities_account_idx").on(t.accountId),
+  ],
 );
 
 /**

@@ -1,0 +1,2 @@
+CREATE INDEX "identities_account_idx" ON "identities" USING btree ("account_id");--> statement-breakpoint
+CREATE INDEX "subscriptions_provider_customer_idx" ON "subscriptions" USING btree ("provider_customer_id");
