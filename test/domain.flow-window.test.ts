@@ -12,6 +12,9 @@ describe("flow windows", () => {
     expect(retentionStart("2026-11-29")).toBe("2026-11-18"); // a Sunday: its sessions end on Friday
     expect(flowWindow({ ...marketWide, from: "2026-11-18" })).toMatchObject({ ok: false, error: "out_of_range" });
     expect(flowWindow({ ...marketWide, from: "2026-11-19" })).toMatchObject({ ok: true });
+    // A `to` alone starts the window: the same rule.
+    expect(flowWindow({ ...marketWide, to: "2026-11-18" })).toMatchObject({ ok: false, error: "out_of_range" });
+    expect(flowWindow({ ...marketWide, to: "2026-11-19" })).toMatchObject({ ok: true });
   });
 
   it("count market-wide spans in trading sessions: Wednesday to Monday over the holiday and the weekend is 3", () => {

@@ -202,6 +202,7 @@ describe("GET /v1/flow", () => {
     const outOfRange = await expectError(await get(`/v1/flow?from=${beforeRetention}&symbol=SPY`), 400, "out_of_range");
     expect(outOfRange.message).toMatch(/retention/);
     await expectError(await get(`/v1/flow?fromDate=2020-01-02`), 400, "out_of_range");
+    await expectError(await get(`/v1/flow?to=${beforeRetention}`), 400, "out_of_range");
     await expectError(await get(`/v1/flow?from=${addDays(newest, 1)}&symbol=SPY`), 400, "out_of_range");
     await expectError(await get(`/v1/flow?from=${newest}&to=${sessions[5]}`), 400, "invalid_range");
     await expectError(await get(`/v1/flow?from=${newest}&fromDate=${sessions[5]}`), 400, "invalid_parameter");

@@ -63,7 +63,16 @@ export function flowWindow(req: FlowWindowRequest): FlowWindowResult {
     return { ok: false, error: "invalid_range", message: `from (${from}) is after to (${to}).` };
   }
   if (from === undefined) {
-    const bound: Bound = to === undefined ? { newest: true } : { atMostNewest: sessionOnOrBefore(to) };
+    // A `to` alone is where the window starts, so the retention rule of `from` applies to it.
+    const start = to === undefined ? undefined : sessionOnOrBefore(to);
+    if (start !== undefined && start < earliest) {
+      return {
+        ok: false,
+        error: "out_of_range",
+        message: `to (${to}) is older than the ${RETENTION_SESSIONS}-session retention (first session kept: ${earliest}).`,
+      };
+    }
+    const bound: Bound = start === undefined ? { newest: true } : { atMostNewest: start };
     return { ok: true, from: bound, to: bound, clamped: false };
   }
   const historyStart = retentionStart(today, Math.min(req.historySessions, RETENTION_SESSIONS));

@@ -1,4 +1,5 @@
-import { and, desc, eq, gte, inArray, ne, sql, type SQL } from "drizzle-orm";
+import { and, eq, gte, inArray, sql, type SQL } from "drizzle-orm";
+import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import type { Database } from "../db/client";
 import { equityQuotes, flowPrints } from "../db/schema";
 import type { Bound } from "../domain/flow-window";
@@ -31,8 +32,17 @@ function inWindow(from: Bound, to: Bound): SQL {
   return sql`${flowPrints.sessionDate} between ${boundSql(from)} and ${boundSql(to)}`;
 }
 
-/** Canceled prints never happened; every other print is listed. */
-const standing = ne(flowPrints.printClass, "canceled");
+/**
+ * Canceled prints never happened; every other print is listed. A literal, not a parameter, so the
+ * planner can prove the partial index `flow_prints_session_premium_idx` applies.
+ */
+const standing = sql`${flowPrints.printClass} <> 'canceled'`;
+
+/**
+ * Descending as the indexes are built (drizzle-kit writes `DESC NULLS LAST`): a plain `DESC`
+ * means NULLS FIRST, which no index matches, and Postgres then sorts whole sessions.
+ */
+const descending = (column: AnyPgColumn) => sql`${column} desc nulls last`;
 
 function flowConditions(f: FlowFilter): SQL | undefined {
   return and(
@@ -78,12 +88,12 @@ export const flowPrintColumns = {
  * limit; one ticker's session reads `flow_prints_ticker_session_premium_idx` in order.
  */
 export function flowPageQuery(db: Database, f: FlowFilter, sort: "premium" | "time", limit: number) {
-  const order = sort === "premium" ? [desc(flowPrints.premium)] : [desc(flowPrints.executedAt)];
+  const order = sort === "premium" ? [descending(flowPrints.premium)] : [descending(flowPrints.executedAt)];
   return db
     .select(flowPrintColumns)
     .from(flowPrints)
     .where(flowConditions(f))
-    .orderBy(...order, desc(flowPrints.id))
+    .orderBy(...order, descending(flowPrints.id))
     .limit(limit);
 }
 
@@ -98,12 +108,17 @@ export function flowCountQuery(db: Database, f: FlowFilter) {
   return db.select({ n: sql<number>`count(*)::int` }).from(capped);
 }
 
-/** The newest print of the whole feed: its time (the flow `asOf`) and its session (the newest session). */
+/**
+ * The newest print of the whole feed: its time (the flow `asOf`) and its session (the newest
+ * session). Two index probes of `flow_prints_session_time_idx`: the newest session, then its
+ * latest print (an equality prefix, so the index's own order answers).
+ */
 export function newestPrintQuery(db: Database) {
   return db
     .select({ executedAt: flowPrints.executedAt, sessionDate: flowPrints.sessionDate })
     .from(flowPrints)
-    .orderBy(desc(flowPrints.sessionDate), desc(flowPrints.executedAt))
+    .where(sql`${flowPrints.sessionDate} = ${newestSession}`)
+    .orderBy(descending(flowPrints.executedAt))
     .limit(1);
 }
 
@@ -139,7 +154,7 @@ export function netFlowSpotQuery(db: Database, ticker: string, from: Bound, to: 
     .select({ price: flowPrints.underlyingPrice })
     .from(flowPrints)
     .where(and(eq(flowPrints.ticker, ticker), inWindow(from, to), standing, sql`${flowPrints.underlyingPrice} is not null`))
-    .orderBy(desc(flowPrints.executedAt))
+    .orderBy(descending(flowPrints.executedAt))
     .limit(1);
   const stored = db.select({ price: equityQuotes.price }).from(equityQuotes).where(eq(equityQuotes.symbol, ticker));
   return db.select({ spot: sql<number | null>`coalesce((${atPrint}), (${stored}))` }).from(sql`(select 1) as one`);

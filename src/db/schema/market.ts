@@ -223,7 +223,10 @@ export const flowPrints = pgTable(
     index("flow_prints_ticker_time_idx").on(t.ticker, t.executedAt.desc()),
     index("flow_prints_ticker_session_premium_idx").on(t.ticker, t.sessionDate, t.premium.desc()),
     index("flow_prints_premium_idx").on(t.premium.desc(), t.id.desc()),
-    index("flow_prints_session_premium_idx").on(t.sessionDate, t.premium.desc()),
+    // Partial: the capped count of a market-wide window is then an index-only scan.
+    index("flow_prints_session_premium_idx")
+      .on(t.sessionDate, t.premium.desc())
+      .where(sql`${t.printClass} <> 'canceled'`),
     index("flow_prints_session_time_idx").on(t.sessionDate, t.executedAt.desc()),
   ],
 );

@@ -1,0 +1,2 @@
+DROP INDEX "flow_prints_session_premium_idx";--> statement-breakpoint
+CREATE INDEX "flow_prints_session_premium_idx" ON "flow_prints" USING btree ("session_date","premium" DESC NULLS LAST) WHERE "flow_prints"."print_class" <> 'canceled';
