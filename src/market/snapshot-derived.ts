@@ -4,6 +4,7 @@ import type { AppEnv } from "../app-env";
 import { sha256Hex } from "../crypto/sha256";
 import type { Database } from "../db/client";
 import { marketDatabase } from "../db/for-request";
+import { LruMemory } from "./lru-memory";
 import { cachedSnapshot, rememberSnapshot, type MarketSnapshot } from "./snapshot-cache";
 import { snapshotQuery } from "./snapshot";
 
@@ -23,6 +24,21 @@ export async function parameterKey(name: string, parameters: unknown): Promise<s
 
 const cacheKey = (name: string, version: number) => `${name}:v${version}`;
 
+/** Keeps the isolate (128 MB) well clear of its limit. */
+const MEMORY_BUDGET_CHARS = 8_000_000;
+
+/**
+ * This isolate's copy of what each market cache namespace holds (a test may hand the Worker
+ * another namespace, which must then look empty).
+ */
+const memories = new WeakMap<KVNamespace, LruMemory>();
+
+function memoryOf(cache: KVNamespace): LruMemory {
+  let memory = memories.get(cache);
+  if (!memory) memories.set(cache, (memory = new LruMemory(MEMORY_BUDGET_CHARS)));
+  return memory;
+}
+
 /** Computations under way in this isolate, by cache key (or `name@?` while the snapshot is unknown). */
 const inFlight = new Map<string, Promise<Derived<unknown>>>();
 
@@ -41,12 +57,13 @@ export async function readWithSnapshot<T extends readonly BatchItem<"pg">[]>(
 
 /**
  * A value that depends only on the loaded market (expiration schedules, IV context, rankings,
- * GEX, calendars): warm, read from KV under the snapshot version the edge knows, with no database
- * round trip; cold, computed by `compute` — which reads through `readWithSnapshot`, one round
+ * GEX, calendars): warm, read from this isolate's memory or else KV under the snapshot version the
+ * edge knows, with no database round trip; cold, computed by `compute` — which reads through `readWithSnapshot`, one round
  * trip — once per isolate however many requests miss together, then stored for every edge.
  *
  * The first request's computation is registered with its `waitUntil`, so it completes even when
- * that client goes away and the requests waiting on it are not left without an answer.
+ * that client goes away and the requests waiting on it are not left without an answer. Values are
+ * shared between requests: callers must not modify them.
  */
 export async function snapshotDerived<T>(
   c: Context<AppEnv>,
@@ -55,8 +72,16 @@ export async function snapshotDerived<T>(
 ): Promise<Derived<T>> {
   const known = await cachedSnapshot(c);
   if (known) {
-    const hit = await c.env.MARKET_CACHE.get<{ value: T }>(cacheKey(name, known.version), "json");
-    if (hit) return { snapshot: known, value: hit.value };
+    const key = cacheKey(name, known.version);
+    const memory = memoryOf(c.env.MARKET_CACHE);
+    const remembered = memory.get<T>(key);
+    if (remembered !== undefined) return { snapshot: known, value: remembered };
+    const text = await c.env.MARKET_CACHE.get(key, "text");
+    if (text !== null) {
+      const { value } = JSON.parse(text) as { value: T };
+      memory.set(key, value, text.length);
+      return { snapshot: known, value };
+    }
   }
   const flightKey = known ? cacheKey(name, known.version) : `${name}@?`;
   let flight = inFlight.get(flightKey) as Promise<Derived<T>> | undefined;
@@ -64,11 +89,12 @@ export async function snapshotDerived<T>(
     flight = compute(marketDatabase(c));
     inFlight.set(flightKey, flight);
     const stored = flight
-      .then((derived) =>
-        c.env.MARKET_CACHE.put(cacheKey(name, derived.snapshot.version), JSON.stringify({ value: derived.value }), {
-          expirationTtl: CACHE_TTL_SECONDS,
-        }),
-      )
+      .then((derived) => {
+        const key = cacheKey(name, derived.snapshot.version);
+        const text = JSON.stringify({ value: derived.value });
+        memoryOf(c.env.MARKET_CACHE).set(key, derived.value, text.length);
+        return c.env.MARKET_CACHE.put(key, text, { expirationTtl: CACHE_TTL_SECONDS });
+      })
       // A failed computation is reported to the requests awaiting it; a failed store only costs a recomputation.
       .catch(() => undefined)
       .finally(() => inFlight.delete(flightKey));
