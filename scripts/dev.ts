@@ -56,7 +56,14 @@ async function main(): Promise<void> {
     port,
     sqlPort: sqlServer.port,
     sqlPassword,
-    vars: { ADMIN_TOKEN: adminToken, OIDC_ISSUER: oidc.issuer, OIDC_CLIENT_ID: oidc.clientId, OIDC_CLIENT_SECRET: oidc.clientSecret },
+    vars: {
+      ADMIN_TOKEN: adminToken,
+      OIDC_ISSUER: oidc.issuer,
+      OIDC_CLIENT_ID: oidc.clientId,
+      OIDC_CLIENT_SECRET: oidc.clientSecret,
+      // Replaying a past file: `MARKET_CLOCK=2022-02-04T15:45:00-05:00 npm run dev`.
+      ...(process.env.MARKET_CLOCK ? { MARKET_CLOCK: process.env.MARKET_CLOCK } : {}),
+    },
     persistTo,
   });
 

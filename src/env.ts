@@ -29,6 +29,12 @@ export interface Variables {
   QUOTE_PROVIDER_TIMEOUT_MS?: string;
   /** Longest a database round trip may take, ms (default 20000, at most 25000: below the 30 s in-flight lease). */
   QUERY_TIMEOUT_MS?: string;
+  /**
+   * Local replay only: an ISO timestamp the service takes as "now" (DTE, default windows, today),
+   * so a past quote table can be queried as of its session. Refused unless the Worker talks to the
+   * local SQL endpoint (`NEON_HTTP_ENDPOINT` on a loopback address).
+   */
+  MARKET_CLOCK?: string;
   /** Benchmarks only: exposes an empty route that bypasses the app, as the latency floor. */
   BENCH_FLOOR?: string;
   /** The dashboard's OpenID Connect issuer (discovery document at `/.well-known/openid-configuration`); unset → no sign-in. */
@@ -69,6 +75,11 @@ function plainHttpOnlyToLoopback(config: {
   const hosts =
     host === "{host}" ? [config.MARKET_DATABASE_URL, config.CONTROL_DATABASE_URL].map((u) => URL.parse(u)?.hostname ?? "") : [host];
   return hosts.every((h) => LOOPBACK_HOST.test(h));
+}
+
+/** The Worker reads its databases through the local SQL-over-HTTP endpoint (development, tests, replay). */
+function talksToLocalEndpoint(config: Parameters<typeof plainHttpOnlyToLoopback>[0]): boolean {
+  return config.NEON_HTTP_ENDPOINT?.startsWith("http://") === true && plainHttpOnlyToLoopback(config);
 }
 
 /** Shared secrets (admin token, origin secrets, cursor keys) are long enough that guessing is hopeless. */
@@ -125,6 +136,12 @@ const configSchema = z
     ),
     OIDC_CLIENT_ID: optionalText,
     OIDC_CLIENT_SECRET: optionalText,
+    MARKET_CLOCK: optionalText.pipe(
+      z.iso
+        .datetime({ offset: true })
+        .transform((v) => new Date(v))
+        .optional(),
+    ),
     STRIPE_SECRET_KEY: optionalText,
     STRIPE_WEBHOOK_SECRET: optionalText,
     STRIPE_PRICE_BASIC: optionalText,
@@ -135,6 +152,10 @@ const configSchema = z
     ),
   })
   .refine(plainHttpOnlyToLoopback, { path: ["NEON_HTTP_ENDPOINT"], message: "plain http is allowed only on loopback addresses" })
+  .refine((c) => c.MARKET_CLOCK === undefined || talksToLocalEndpoint(c), {
+    path: ["MARKET_CLOCK"],
+    message: "a pinned market clock is for local replay: it needs the local SQL endpoint",
+  })
   .refine(
     (c) =>
       [c.OIDC_ISSUER, c.OIDC_CLIENT_ID, c.OIDC_CLIENT_SECRET].every((v) => v === undefined) ||

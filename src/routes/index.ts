@@ -17,6 +17,8 @@ import { dividendsRoute } from "./calendars/dividends";
 import { earningsRoute } from "./calendars/earnings";
 import { flowRoute } from "./flow/flow";
 import { netFlowRoute } from "./flow/net-flow";
+import { gexRoute } from "./gamma-exposure/gex";
+import { gexHeatmapRoute } from "./gamma-exposure/heatmap";
 
 /** Every route of the API, in the order the description lists them; admin routes are never described. */
 export const routes: readonly RouteSpec[] = [
@@ -33,6 +35,8 @@ export const routes: readonly RouteSpec[] = [
   chainRoute,
   earningsRoute,
   dividendsRoute,
+  gexRoute,
+  gexHeatmapRoute,
   flowRoute,
   netFlowRoute,
   createAccountRoute,

@@ -19,6 +19,8 @@ const SAMPLES: Record<string, string> = {
   getChain: "/v1/chain/SPY",
   getEarnings: "/v1/earnings",
   getDividends: "/v1/dividends",
+  getGex: "/v1/gex/SPY",
+  getGexHeatmap: "/v1/gex/SPY/heatmap",
   getFlow: "/v1/flow",
   getNetFlow: "/v1/flow/net?symbol=SPY",
 };

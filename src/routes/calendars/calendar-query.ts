@@ -1,7 +1,8 @@
 import type { Context } from "hono";
 import { z } from "zod";
 import type { AppEnv } from "../../app-env";
-import { addDays, daysBetween, todayInNewYork } from "../../domain/calendar";
+import { addDays, daysBetween } from "../../domain/calendar";
+import { requestToday } from "../../http/request-clock";
 import { STANDARD_LIMITS } from "../../domain/plans";
 import { tickerParam } from "../../domain/symbols";
 import { ApiError } from "../../http/errors";
@@ -49,7 +50,7 @@ export function calendarEnvelope<E extends z.ZodType>(event: E) {
  * earlier), `to` to a 30-day window; `from` after `to` or more than 90 days is 400 `invalid_range`;
  * a `from` before the plan's history window is moved up to it, with X-Limit-Clamped.
  */
-export function calendarWindow(c: Context<AppEnv>, q: CalendarQueryInput, today = todayInNewYork()): CalendarWindow {
+export function calendarWindow(c: Context<AppEnv>, q: CalendarQueryInput, today = requestToday(c)): CalendarWindow {
   let from = q.from ?? (q.to !== undefined && q.to < today ? q.to : today);
   const to = q.to ?? addDays(from, DEFAULT_WINDOW_DAYS - 1);
   if (from > to) throw new ApiError("invalid_range", `from (${from}) is after to (${to}).`);

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { daysBetween, todayInNewYork } from "../../domain/calendar";
+import { daysBetween } from "../../domain/calendar";
+import { requestToday } from "../../http/request-clock";
 import { MARKET_WIDE_MAX_SESSIONS, RETENTION_SESSIONS, resolveBound } from "../../domain/flow-window";
 import { STANDARD_LIMITS } from "../../domain/plans";
 import { TICKER } from "../../domain/symbols";
@@ -119,7 +120,7 @@ export const flowRoute = defineRoute({
   handler: async (c, { query }) => {
     const limits = c.get("account").limits;
     const tickers = requestedTickers(query, limits.flowSymbols);
-    const today = todayInNewYork();
+    const today = requestToday(c);
     const window = requestedWindow(query, {
       fromOnlyEndsAt: tickers.length > 0 ? "newest" : "fromSession",
       maxSessions: tickers.length > 0 ? undefined : MARKET_WIDE_MAX_SESSIONS,

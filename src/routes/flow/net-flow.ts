@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { cumulativeNetFlow } from "../../analytics/net-flow";
-import { todayInNewYork } from "../../domain/calendar";
+import { requestToday } from "../../http/request-clock";
 import { RETENTION_SESSIONS } from "../../domain/flow-window";
 import { STANDARD_LIMITS } from "../../domain/plans";
 import { marketDatabase } from "../../db/for-request";
@@ -64,7 +64,7 @@ export const netFlowRoute = defineRoute({
   handler: async (c, { query }) => {
     const ticker = aliased(query, "symbol", "ticker");
     if (ticker === undefined) throw new ApiError("missing_symbol", "The query parameter 'symbol' (or 'ticker') is required.");
-    const today = todayInNewYork();
+    const today = requestToday(c);
     // Net flow is not a list: the plan's history clamp does not apply (Limits rule 4), retention does.
     const window = requestedWindow(query, { fromOnlyEndsAt: "fromSession", historySessions: STANDARD_LIMITS.historyDays, today });
     const minPremium = query.minPremium ?? DEFAULT_MIN_PREMIUM;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { todayInNewYork } from "../../domain/calendar";
+import { requestToday } from "../../http/request-clock";
 import { formatOcc, parseOcc } from "../../domain/occ";
 import { STANDARD_LIMITS } from "../../domain/plans";
 import { ApiError } from "../../http/errors";
@@ -48,7 +48,7 @@ export const batchQuotesRoute = defineRoute({
     }
     const symbols = [...bySymbol.keys()].sort();
     const { value: rows } = await snapshotDerived(c, await parameterKey("option-quotes", symbols), (db) => readOptionQuotes(db, symbols));
-    const today = todayInNewYork();
+    const today = requestToday(c);
     const found = new Set(rows.map((r) => r.optionSymbol));
     return {
       quotes: rows.map((r) => toOptionQuote(r, today)),

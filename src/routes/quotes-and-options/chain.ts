@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { addDays, todayInNewYork } from "../../domain/calendar";
+import { addDays } from "../../domain/calendar";
+import { requestToday } from "../../http/request-clock";
 import { STANDARD_LIMITS } from "../../domain/plans";
 import { tickerParam } from "../../domain/symbols";
 import { isoTimestamp } from "../../db/timestamps";
@@ -128,7 +129,7 @@ export const chainRoute = defineRoute({
   errors: ["not_found", "invalid_range"],
   handler: async (c, { params, query }) => {
     const secrets = c.get("config").CURSOR_SECRET;
-    const today = todayInNewYork();
+    const today = requestToday(c);
     const filter = chainFilter(params.symbol, query, today);
     const limit = clampToPlan(c, query.limit ?? DEFAULT_CHAIN_LIMIT, c.get("account").limits.maxRows);
     // Bound to the parameters as sent and the page size (not to the date: a cursor survives midnight).

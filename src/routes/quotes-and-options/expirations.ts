@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { addDays, daysBetween, todayInNewYork } from "../../domain/calendar";
+import { addDays, daysBetween } from "../../domain/calendar";
+import { requestToday } from "../../http/request-clock";
 import { tickerParam } from "../../domain/symbols";
 import { isoTimestamp } from "../../db/timestamps";
 import { unknownSymbol } from "../../http/errors";
@@ -40,7 +41,7 @@ export const expirationsRoute = defineRoute({
       readExpirationSchedule(db, params.symbol),
     );
     if (!schedule.exists) throw unknownSymbol(params.symbol);
-    const today = todayInNewYork();
+    const today = requestToday(c);
     // A window beyond the default maximum (minDte=400) is simply empty.
     const from = addDays(today, window.min);
     const to = addDays(today, window.max ?? DEFAULT_MAX_DTE);

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { todayInNewYork } from "../../domain/calendar";
+import { requestToday } from "../../http/request-clock";
 import { formatOcc, parseOcc } from "../../domain/occ";
 import { ApiError } from "../../http/errors";
 import { defineRoute } from "../../http/route";
@@ -31,6 +31,6 @@ export const optionQuoteRoute = defineRoute({
       value: [row],
     } = await snapshotDerived(c, `option-quote:${symbol}`, (db) => readOptionQuotes(db, [symbol]));
     if (!row) throw new ApiError("not_found", `No option contract ${symbol}.`);
-    return toOptionQuote(row, todayInNewYork());
+    return toOptionQuote(row, requestToday(c));
   },
 });

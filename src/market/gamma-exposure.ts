@@ -1,0 +1,79 @@
+import { and, between, eq } from "drizzle-orm";
+import type { GexContract, GexMarket } from "../analytics/gamma-book";
+import type { Database } from "../db/client";
+import { isoTimestamp } from "../db/timestamps";
+import { equityQuotes, marketState, optionQuotes, underlyings } from "../db/schema";
+import { yearsToExpiry } from "../domain/market-clock";
+import type { MarketSnapshot } from "./snapshot-cache";
+import { readWithSnapshot, type Derived } from "./snapshot-derived";
+
+/** One underlying's listed contracts in an expiration window, as the GEX analytics take them. */
+export interface GexChain {
+  exists: boolean;
+  /** The stored spot, USD; null when the underlying has no quote. */
+  spot: number | null;
+  market: GexMarket;
+  contracts: GexContract[];
+}
+
+function gexUnderlyingQuery(db: Database, symbol: string) {
+  return db
+    .select({ price: equityQuotes.price, dividendYield: underlyings.dividendYield })
+    .from(underlyings)
+    .leftJoin(equityQuotes, eq(equityQuotes.symbol, underlyings.symbol))
+    .where(eq(underlyings.symbol, symbol));
+}
+
+const rateQuery = (db: Database) => db.select({ rate: marketState.riskFreeRate }).from(marketState).limit(1);
+
+/** Every root (SPX and SPXW alike) of the underlying: served by `option_quotes_chain_idx`. */
+function gexContractsQuery(db: Database, symbol: string, from: string, to: string) {
+  return db
+    .select({
+      expiration: optionQuotes.expiration,
+      strike: optionQuotes.strike,
+      side: optionQuotes.side,
+      settlement: optionQuotes.settlement,
+      multiplier: optionQuotes.multiplier,
+      iv: optionQuotes.iv,
+      openInterest: optionQuotes.openInterest,
+    })
+    .from(optionQuotes)
+    .where(and(eq(optionQuotes.underlying, symbol), between(optionQuotes.expiration, from, to)));
+}
+
+/**
+ * The chain of `symbol` expiring in [from, to], with the inputs of re-pricing: the stored rate,
+ * the underlying's dividend yield, and each contract's time to its expiry instant from the
+ * snapshot's time (AM-settled roots expire at the open). One round trip.
+ */
+export async function readGexChain(db: Database, symbol: string, from: string, to: string): Promise<Derived<GexChain>> {
+  const {
+    snapshot,
+    rows: [underlying, rate, rows],
+  } = await readWithSnapshot(db, [gexUnderlyingQuery(db, symbol), rateQuery(db), gexContractsQuery(db, symbol, from, to)]);
+  const at = snapshotInstant(snapshot);
+  return {
+    snapshot,
+    value: {
+      exists: underlying.length > 0,
+      spot: underlying[0]?.price ?? null,
+      market: { r: rate[0]?.rate ?? 0, q: underlying[0]?.dividendYield ?? 0 },
+      contracts: rows.map((c) => ({
+        expiration: c.expiration,
+        strike: c.strike,
+        side: c.side,
+        openInterest: c.openInterest,
+        multiplier: c.multiplier,
+        iv: c.iv,
+        T: yearsToExpiry(c.expiration, c.settlement, at),
+      })),
+    },
+  };
+}
+
+/** The instant the stored IVs were taken at (a market never loaded prices as of now). */
+function snapshotInstant(snapshot: MarketSnapshot): Date {
+  const asOf = isoTimestamp(snapshot.asOf);
+  return asOf === null ? new Date() : new Date(asOf);
+}

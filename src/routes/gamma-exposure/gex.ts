@@ -1,0 +1,77 @@
+import { z } from "zod";
+import { gammaBook, type GammaBook } from "../../analytics/gamma-book";
+import { GEX_DISCLAIMER, gexProfile } from "../../analytics/gex";
+import { tickerParam } from "../../domain/symbols";
+import { isoTimestamp } from "../../db/timestamps";
+import { unknownSymbol } from "../../http/errors";
+import { requestToday } from "../../http/request-clock";
+import { defineRoute } from "../../http/route";
+import { readGexChain, type GexChain } from "../../market/gamma-exposure";
+import { snapshotDerived } from "../../market/snapshot-derived";
+import { gexWindow, gexWindowParams } from "./gex-window";
+
+const regime = z.enum(["positive", "negative", "neutral"]);
+const dollarsPerPercent = "Dollars per 1% move of the underlying.";
+
+export const GexStrikeSchema = z.object({
+  strike: z.number(),
+  callGex: z.number().min(0).describe(`${dollarsPerPercent} Calls, dealers long: ≥ 0.`),
+  putGex: z.number().max(0).describe(`${dollarsPerPercent} Puts, dealers short: ≤ 0.`),
+  netGex: z.number().describe(dollarsPerPercent),
+});
+
+export const GexProfileSchema = z.object({
+  symbol: z.string(),
+  stockPrice: z.number().describe("Spot, USD."),
+  asOf: z.iso.datetime().nullable().describe("Snapshot time of the chain."),
+  regime: regime.describe("Sign of net dealer gamma: positive, negative or neutral (zero)."),
+  flipRegime: regime.nullable().describe("positive when stockPrice > gammaFlip, negative when <, neutral when equal; null without a flip."),
+  netGex: z.number().describe(`Signed. ${dollarsPerPercent}`),
+  totalCallGex: z.number().describe(dollarsPerPercent),
+  totalPutGex: z.number().describe(dollarsPerPercent),
+  gammaFlip: z
+    .number()
+    .nullable()
+    .describe(
+      "Spot level nearest the current one where net GEX changes sign (sticky-strike re-pricing, ±20% of spot), USD; null when none.",
+    ),
+  callWallStrike: z.number().nullable().describe("Strike with the highest positive net GEX; falls back to the highest absolute net GEX."),
+  putWallStrike: z.number().nullable().describe("Strike with the most negative net GEX; falls back to the highest absolute net GEX."),
+  strikes: z.array(GexStrikeSchema).describe("Ascending strike; each sums every selected expiration and root."),
+  disclaimer: z.string(),
+});
+export type GexProfileBody = z.infer<typeof GexProfileSchema>;
+
+/** A chain's gamma book at its stored spot; an underlying without a quote has an empty one. */
+export function bookOf(chain: GexChain): { spot: number; book: GammaBook } {
+  const spot = chain.spot ?? 0;
+  return { spot, book: gammaBook(spot > 0 ? chain.contracts : [], chain.market) };
+}
+
+export const gexRoute = defineRoute({
+  method: "get",
+  path: "/v1/gex/{symbol}",
+  operationId: "getGex",
+  summary: "Gamma exposure profile",
+  description:
+    "Dealer gamma exposure per strike over the selected expirations (every root, AM- and PM-settled), totals, regime, gamma flip and walls. " +
+    "Method and conventions: docs/gex.md. Default window: 0 to 60 days to expiration.",
+  tags: ["Gamma exposure"],
+  access: "entitled",
+  params: z.object({ symbol: tickerParam }),
+  query: z.object(gexWindowParams),
+  response: { description: "GEX profile.", schema: GexProfileSchema },
+  errors: ["not_found", "invalid_range"],
+  handler: async (c, { params, query }) => {
+    const { from, to } = gexWindow(query, requestToday(c));
+    const { snapshot, value } = await snapshotDerived(c, `gex:${params.symbol}:${from}:${to}`, async (db) => {
+      const { snapshot, value: chain } = await readGexChain(db, params.symbol, from, to);
+      if (!chain.exists) return { snapshot, value: null };
+      const { spot, book } = bookOf(chain);
+      return { snapshot, value: { spot, ...gexProfile(book, spot) } };
+    });
+    if (value === null) throw unknownSymbol(params.symbol);
+    const { spot, ...profile } = value;
+    return { symbol: params.symbol, stockPrice: spot, asOf: isoTimestamp(snapshot.asOf), ...profile, disclaimer: GEX_DISCLAIMER };
+  },
+});

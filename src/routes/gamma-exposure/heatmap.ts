@@ -1,0 +1,87 @@
+import { z } from "zod";
+import { gexProfile } from "../../analytics/gex";
+import { gexHeatmap, HEATMAP_BAND, HEATMAP_MAX_CELLS } from "../../analytics/gex-heatmap";
+import { tickerParam } from "../../domain/symbols";
+import { isoTimestamp } from "../../db/timestamps";
+import { ApiError, unknownSymbol } from "../../http/errors";
+import { numberParam } from "../../http/query-params";
+import { requestToday } from "../../http/request-clock";
+import { defineRoute } from "../../http/route";
+import { readGexChain } from "../../market/gamma-exposure";
+import { snapshotDerived } from "../../market/snapshot-derived";
+import { bookOf, GexStrikeSchema } from "./gex";
+import { gexWindow, gexWindowParams } from "./gex-window";
+
+const HeatmapCellSchema = GexStrikeSchema.extend({ expiration: z.iso.date() });
+
+export const GexHeatmapSchema = z.object({
+  symbol: z.string(),
+  stockPrice: z.number().describe("Spot, USD."),
+  metric: z.enum(["net", "call", "put"]).describe("Echo of the requested metric; every cell carries all three values."),
+  gammaFlip: z.number().nullable().describe("As in the GEX profile of the same window, USD."),
+  callWallStrike: z.number().nullable(),
+  putWallStrike: z.number().nullable(),
+  asOf: z.iso.datetime().nullable().describe("Snapshot time of the chain."),
+  expirations: z.array(z.iso.date()).describe("Y axis: the expirations of the returned cells, chronological."),
+  cells: z.array(HeatmapCellSchema).describe("Expiration ascending, then strike ascending; only cells holding contracts with exposure."),
+  truncated: z
+    .literal(true)
+    .optional()
+    .describe(`Present only when the ${HEATMAP_MAX_CELLS}-cell cap dropped cells: whole strikes are kept nearest spot first.`),
+});
+export type GexHeatmapBody = z.infer<typeof GexHeatmapSchema>;
+
+const strike = (description: string) => numberParam({ description }, { min: 0 });
+
+export const gexHeatmapRoute = defineRoute({
+  method: "get",
+  path: "/v1/gex/{symbol}/heatmap",
+  operationId: "getGexHeatmap",
+  summary: "Gamma exposure heatmap",
+  description:
+    `GEX per (expiration, strike) cell. Strike band: strikeMin..strikeMax; one-sided when only one is given; spot ±${HEATMAP_BAND * 100}% when neither. ` +
+    `Capped at ${HEATMAP_MAX_CELLS} cells (then truncated: true). Default window: 0 to 60 days to expiration.`,
+  tags: ["Gamma exposure"],
+  access: "entitled",
+  params: z.object({ symbol: tickerParam }),
+  query: z.object({
+    metric: z
+      .enum(["net", "call", "put"])
+      .optional()
+      .meta({ description: "Echoed only (default net); cells always carry call, put and net." }),
+    strikeMin: strike("Lowest strike, USD (inclusive)."),
+    strikeMax: strike("Highest strike, USD (inclusive); below strikeMin gives 400 invalid_range."),
+    ...gexWindowParams,
+  }),
+  response: { description: "GEX heatmap.", schema: GexHeatmapSchema },
+  errors: ["not_found", "invalid_range"],
+  handler: async (c, { params, query }) => {
+    const { strikeMin, strikeMax } = query;
+    if (strikeMin !== undefined && strikeMax !== undefined && strikeMin > strikeMax) {
+      throw new ApiError("invalid_range", `strikeMin (${strikeMin}) is above strikeMax (${strikeMax}).`);
+    }
+    const { from, to } = gexWindow(query, requestToday(c));
+    const name = `gex-heatmap:${params.symbol}:${from}:${to}:${strikeMin ?? ""}:${strikeMax ?? ""}`;
+    const { snapshot, value } = await snapshotDerived(c, name, async (db) => {
+      const { snapshot, value: chain } = await readGexChain(db, params.symbol, from, to);
+      if (!chain.exists) return { snapshot, value: null };
+      const { spot, book } = bookOf(chain);
+      const { gammaFlip, callWallStrike, putWallStrike } = gexProfile(book, spot);
+      const map = gexHeatmap(book, spot, { strikeMin, strikeMax });
+      return {
+        snapshot,
+        value: { spot, gammaFlip, callWallStrike, putWallStrike, expirations: map.expirations, cells: map.cells, truncated: map.truncated },
+      };
+    });
+    if (value === null) throw unknownSymbol(params.symbol);
+    const { spot, truncated, ...rest } = value;
+    return {
+      symbol: params.symbol,
+      stockPrice: spot,
+      metric: query.metric ?? "net",
+      asOf: isoTimestamp(snapshot.asOf),
+      ...rest,
+      ...(truncated ? { truncated: true as const } : {}),
+    };
+  },
+});
