@@ -34,6 +34,12 @@ export const IV_WINDOW_DAYS = 365;
 /** IV percentile needs at least this many prior observations. */
 export const IVP_MIN_OBSERVATIONS = 20;
 
+/** 100·(current − low)/(high − low): where current sits in the range, 0–100; null when the range is empty or flat. */
+export function rankInRange(current: number | null, high: number | null, low: number | null): number | null {
+  if (current === null || high === null || low === null || !(high > low)) return null;
+  return (100 * (current - low)) / (high - low);
+}
+
 const usable = (iv: number | null | undefined): iv is number => typeof iv === "number" && iv > 0 && iv < Infinity;
 
 /**
@@ -59,7 +65,7 @@ export function ivRank({ asOf, current, history }: IvSeries): IvRank {
   }
   const empty = high === -Infinity;
   return {
-    ivr: now === null || !(high > low) ? null : (100 * (now - low)) / (high - low),
+    ivr: rankInRange(now, high, low),
     ivp: now === null || observations < IVP_MIN_OBSERVATIONS ? null : (100 * below) / observations,
     ivHigh52w: empty ? null : high,
     ivLow52w: empty ? null : low,

@@ -1,4 +1,4 @@
-import { and, between, eq } from "drizzle-orm";
+import { and, between, eq, type SQL } from "drizzle-orm";
 import type { GexContract, GexMarket } from "../analytics/gamma-book";
 import type { Database } from "../db/client";
 import { isoTimestamp } from "../db/timestamps";
@@ -16,7 +16,7 @@ export interface GexChain {
   contracts: GexContract[];
 }
 
-function gexUnderlyingQuery(db: Database, symbol: string) {
+export function gexUnderlyingQuery(db: Database, symbol: string) {
   return db
     .select({ price: equityQuotes.price, dividendYield: underlyings.dividendYield })
     .from(underlyings)
@@ -24,10 +24,12 @@ function gexUnderlyingQuery(db: Database, symbol: string) {
     .where(eq(underlyings.symbol, symbol));
 }
 
-const rateQuery = (db: Database) => db.select({ rate: marketState.riskFreeRate }).from(marketState).limit(1);
+/** The rate and session of the loaded market. */
+export const marketTermsQuery = (db: Database) =>
+  db.select({ rate: marketState.riskFreeRate, sessionDate: marketState.sessionDate }).from(marketState).limit(1);
 
 /** Every root (SPX and SPXW alike) of the underlying: served by `option_quotes_chain_idx`. */
-function gexContractsQuery(db: Database, symbol: string, from: string, to: string) {
+export function gexContractsQuery(db: Database, symbol: string, from: string | SQL, to: string | SQL) {
   return db
     .select({
       expiration: optionQuotes.expiration,
@@ -51,24 +53,31 @@ export async function readGexChain(db: Database, symbol: string, from: string, t
   const {
     snapshot,
     rows: [underlying, rate, rows],
-  } = await readWithSnapshot(db, [gexUnderlyingQuery(db, symbol), rateQuery(db), gexContractsQuery(db, symbol, from, to)]);
+  } = await readWithSnapshot(db, [gexUnderlyingQuery(db, symbol), marketTermsQuery(db), gexContractsQuery(db, symbol, from, to)]);
+  return { snapshot, value: gexChain(snapshot, underlying, rate, rows) };
+}
+
+/** Assembles the rows of the three queries above into a chain priced as of the snapshot. */
+export function gexChain(
+  snapshot: MarketSnapshot,
+  underlying: Awaited<ReturnType<typeof gexUnderlyingQuery>>,
+  terms: Awaited<ReturnType<typeof marketTermsQuery>>,
+  rows: Awaited<ReturnType<typeof gexContractsQuery>>,
+): GexChain {
   const at = snapshotInstant(snapshot);
   return {
-    snapshot,
-    value: {
-      exists: underlying.length > 0,
-      spot: underlying[0]?.price ?? null,
-      market: { r: rate[0]?.rate ?? 0, q: underlying[0]?.dividendYield ?? 0 },
-      contracts: rows.map((c) => ({
-        expiration: c.expiration,
-        strike: c.strike,
-        side: c.side,
-        openInterest: c.openInterest,
-        multiplier: c.multiplier,
-        iv: c.iv,
-        T: yearsToExpiry(c.expiration, c.settlement, at),
-      })),
-    },
+    exists: underlying.length > 0,
+    spot: underlying[0]?.price ?? null,
+    market: { r: terms[0]?.rate ?? 0, q: underlying[0]?.dividendYield ?? 0 },
+    contracts: rows.map((c) => ({
+      expiration: c.expiration,
+      strike: c.strike,
+      side: c.side,
+      openInterest: c.openInterest,
+      multiplier: c.multiplier,
+      iv: c.iv,
+      T: yearsToExpiry(c.expiration, c.settlement, at),
+    })),
   };
 }
 

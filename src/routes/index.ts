@@ -18,6 +18,8 @@ import { earningsRoute } from "./calendars/earnings";
 import { flowRoute } from "./flow/flow";
 import { netFlowRoute } from "./flow/net-flow";
 import { gexRoute } from "./gamma-exposure/gex";
+import { ivContextRoute } from "./volatility/iv-context";
+import { topIvRoute, topIvrRoute } from "./volatility/top-iv";
 import { gexHeatmapRoute } from "./gamma-exposure/heatmap";
 
 /** Every route of the API, in the order the description lists them; admin routes are never described. */
@@ -35,6 +37,9 @@ export const routes: readonly RouteSpec[] = [
   chainRoute,
   earningsRoute,
   dividendsRoute,
+  ivContextRoute,
+  topIvRoute,
+  topIvrRoute,
   gexRoute,
   gexHeatmapRoute,
   flowRoute,

@@ -1,0 +1,97 @@
+import { and, eq, gt, sql } from "drizzle-orm";
+import { atmIv30 } from "../analytics/atm-iv";
+import type { IvObservation } from "../analytics/iv-rank";
+import type { Database } from "../db/client";
+import { ivDaily, marketState } from "../db/schema";
+import { gexChain, gexContractsQuery, gexUnderlyingQuery, marketTermsQuery } from "./gamma-exposure";
+import { readWithSnapshot, type Derived } from "./snapshot-derived";
+
+/** The chain read for a current IV when the session has no stored one: enough expiries to bracket 30 days. */
+const ATM_CHAIN_DAYS = 100;
+/** History read for the 52-week window and the one-week change. */
+const HISTORY_DAYS = 366;
+
+/** The loaded session moved by `days`, read by the statement itself (no extra round trip). */
+const sessionPlus = (days: number) => sql`(select ${marketState.sessionDate} + ${days}::int from ${marketState})`;
+
+/** An underlying's ranked IV series as of the loaded session (decimal IVs). */
+export interface IvInputs {
+  exists: boolean;
+  /** The loaded session, YYYY-MM-DD; null before any load. */
+  sessionDate: string | null;
+  /** The session's 30-day ATM IV: its stored row, else computed from the chain; null when neither exists. */
+  current: number | null;
+  history: IvObservation[];
+}
+
+/**
+ * The inputs of the IV context in one round trip: the stored daily series and, for a session
+ * with no stored value (a loaded vendor file), the near chain to compute it from.
+ */
+export async function readIvInputs(db: Database, symbol: string): Promise<Derived<IvInputs>> {
+  const {
+    snapshot,
+    rows: [underlying, terms, history, chainRows],
+  } = await readWithSnapshot(db, [
+    gexUnderlyingQuery(db, symbol),
+    marketTermsQuery(db),
+    db
+      .select({ date: ivDaily.date, iv: ivDaily.iv })
+      .from(ivDaily)
+      .where(and(eq(ivDaily.symbol, symbol), gt(ivDaily.date, sessionPlus(-HISTORY_DAYS)))),
+    gexContractsQuery(db, symbol, sessionPlus(0), sessionPlus(ATM_CHAIN_DAYS)),
+  ]);
+  const sessionDate = terms[0]?.sessionDate ?? null;
+  const stored = history.find((o) => o.date === sessionDate)?.iv ?? null;
+  const chain = gexChain(snapshot, underlying, terms, chainRows);
+  const current = stored ?? (chain.spot === null ? null : atmIv30(chain.contracts, { spot: chain.spot, ...chain.market }));
+  return { snapshot, value: { exists: chain.exists, sessionDate, current, history } };
+}
+
+/** One underlying's ranking inputs (decimal IVs), for the top-IV and top-IVR lists. */
+export interface IvRankingRow {
+  symbol: string;
+  name: string;
+  marketCap: number | null;
+  logoUrl: string;
+  iv: number;
+  high: number;
+  low: number;
+  /** The reference of the one-week change; null when none is stored. */
+  weekAgo: number | null;
+}
+
+/** Stocks above this IV (decimal) are left out of both rankings (spec: above 200%). */
+export const RANKED_IV_MAX = 2;
+
+/**
+ * Every stock with a stored IV for the loaded session at or below 200%, with its 52-week high and
+ * low (the session included) and its one-week reference (docs/volatility.md), in one statement.
+ */
+export async function readIvRankings(db: Database): Promise<Derived<IvRankingRow[]>> {
+  const rows = sql`
+    with session as (select ${marketState.sessionDate} as d from ${marketState}),
+    current as (
+      select i.symbol, i.iv from ${ivDaily} i, session
+      where i.date = session.d and i.iv > 0 and i.iv <= ${RANKED_IV_MAX}
+    ),
+    range as (
+      select i.symbol, max(i.iv) as high, min(i.iv) as low from ${ivDaily} i join current using (symbol), session
+      where i.date > session.d - 365 and i.date <= session.d and i.iv > 0
+      group by i.symbol
+    ),
+    week as (
+      select distinct on (i.symbol) i.symbol, i.iv from ${ivDaily} i join current using (symbol), session
+      where i.date <= session.d - 7 and i.date > session.d - 14 and i.iv > 0
+      order by i.symbol, i.date desc
+    )
+    select current.symbol, u.name, u.market_cap as "marketCap", u.logo_url as "logoUrl", current.iv, range.high, range.low,
+      week.iv as "weekAgo"
+    from current join underlyings u on u.symbol = current.symbol and u.asset_type = 'stock'
+      join range on range.symbol = current.symbol left join week on week.symbol = current.symbol`;
+  const {
+    snapshot,
+    rows: [ranked],
+  } = await readWithSnapshot(db, [db.execute<IvRankingRow & Record<string, unknown>>(rows)]);
+  return { snapshot, value: ranked.rows as IvRankingRow[] };
+}
