@@ -39,6 +39,7 @@ export function gexContractsQuery(db: Database, symbol: string, from: string | S
       multiplier: optionQuotes.multiplier,
       iv: optionQuotes.iv,
       openInterest: optionQuotes.openInterest,
+      asOf: optionQuotes.asOf,
     })
     .from(optionQuotes)
     .where(and(eq(optionQuotes.underlying, symbol), between(optionQuotes.expiration, from, to)));
@@ -46,8 +47,8 @@ export function gexContractsQuery(db: Database, symbol: string, from: string | S
 
 /**
  * The chain of `symbol` expiring in [from, to], with the inputs of re-pricing: the stored rate,
- * the underlying's dividend yield, and each contract's time to its expiry instant from the
- * snapshot's time (AM-settled roots expire at the open). One round trip.
+ * the underlying's dividend yield, and each contract's time to its expiry instant from its quote
+ * time (AM-settled roots expire at the open). One round trip.
  */
 export async function readGexChain(db: Database, symbol: string, from: string, to: string): Promise<Derived<GexChain>> {
   const {
@@ -64,7 +65,7 @@ export function gexChain(
   terms: Awaited<ReturnType<typeof marketTermsQuery>>,
   rows: Awaited<ReturnType<typeof gexContractsQuery>>,
 ): GexChain {
-  const at = snapshotInstant(snapshot);
+  const snapshotAt = instant(snapshot.asOf) ?? new Date();
   return {
     exists: underlying.length > 0,
     spot: underlying[0]?.price ?? null,
@@ -76,13 +77,13 @@ export function gexChain(
       openInterest: c.openInterest,
       multiplier: c.multiplier,
       iv: c.iv,
-      T: yearsToExpiry(c.expiration, c.settlement, at),
+      // From the contract's own quote time, at which its IV was taken (a loaded file keeps its session's).
+      T: yearsToExpiry(c.expiration, c.settlement, instant(c.asOf) ?? snapshotAt),
     })),
   };
 }
 
-/** The instant the stored IVs were taken at (a market never loaded prices as of now). */
-function snapshotInstant(snapshot: MarketSnapshot): Date {
-  const asOf = isoTimestamp(snapshot.asOf);
-  return asOf === null ? new Date() : new Date(asOf);
+function instant(timestamp: string | null): Date | null {
+  const iso = isoTimestamp(timestamp);
+  return iso === null ? null : new Date(iso);
 }

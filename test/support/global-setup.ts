@@ -36,8 +36,11 @@ export async function setup(): Promise<void> {
   await backend.migrate("./drizzle");
   await seedMarket(backend, { size: "test", seed: 7 });
   // Real data next to the synthetic market: the Cboe SPX excerpt, through the production loader.
-  const table = parseQuoteTable(readFileSync("test/fixtures/cboe/SPX_2022-02-04_excerpt.csv", "utf8"));
-  await writeQuoteTable(backend, table, priceContracts(table, LOADED_FILE_RATE, 0), LOADED_FILE_RATE);
+  // The GEX table adds the rows near spot of the next 60 days (the excerpt's rows are left as they are).
+  for (const file of ["SPX_2022-02-04_excerpt.csv", "SPX_2022-02-04_gex_quote_table.csv"]) {
+    const table = parseQuoteTable(readFileSync(`test/fixtures/cboe/${file}`, "utf8"));
+    await writeQuoteTable(backend, table, priceContracts(table, LOADED_FILE_RATE, 0), LOADED_FILE_RATE);
+  }
   server = await startNeonHttpServer(backend, { port: Number(process.env.TEST_SQL_PORT), password: testSqlPassword() });
   outage = await startOutageEndpoint(backend, databaseUrl, Number(process.env.TEST_OUTAGE_SQL_PORT));
   vendor = await startVendorServer(Number(process.env.TEST_VENDOR_PORT));
