@@ -1,7 +1,7 @@
 import { bsm } from "../../src/analytics/black-scholes";
 import { impliedVolatility } from "../../src/analytics/implied-volatility";
 import { quoteAnalytics } from "../../src/analytics/quote-analytics";
-import { addDays, daysBetween, isSession, sessionOnOrBefore, thirdFriday } from "../../src/domain/calendar";
+import { addDays, daysBetween, iso, isSession, sessionOnOrBefore, thirdFriday } from "../../src/domain/calendar";
 import { DEFAULT_RISK_FREE_RATE, yearsToExpiry, type MarketClock } from "../../src/domain/market-clock";
 import { formatOcc } from "../../src/domain/occ";
 import { DAY_MS } from "../../src/domain/time";
@@ -25,10 +25,35 @@ export interface Contract extends OptionQuoteInput {
 }
 
 /**
+ * How the exchanges list the most traded index and ETF chains (full-size market only): dailies and
+ * weeklies, monthlies, quarter-ends and two years of LEAPS, on a fine strike grid — the chains a
+ * real SPX, SPY or QQQ user sees (SPX/SPXW ≥ 20,000 contracts over ≥ 40 expirations).
+ */
+export interface ExchangeListing {
+  /** Strike increment near the money, USD. */
+  step: number;
+  /** Most strikes listed on one expiration (far expirations thin their grid to fit). */
+  maxStrikes: number;
+}
+
+export const EXCHANGE_LISTINGS: Record<string, ExchangeListing> = {
+  SPX: { step: 5, maxStrikes: 240 },
+  SPY: { step: 1, maxStrikes: 120 },
+  QQQ: { step: 1, maxStrikes: 120 },
+};
+
+/** The last session of a month. */
+function monthEnd(year: number, month0: number): string {
+  return sessionOnOrBefore(iso(new Date(Date.UTC(year, month0 + 1, 0))));
+}
+
+/**
  * Listed expirations for a root, as of a session. A Friday expiration that falls on a market
  * holiday (Good Friday, an observed Independence Day or Christmas) moves to the session before.
+ * With an exchange listing: 15 sessions of dailies, 12 weekly Fridays, 12 monthlies, 8 quarter-ends
+ * and December/January LEAPS two years out (the AM root: monthlies and LEAPS only).
  */
-export function expirationsFor(u: UnderlyingProfile, monthlyOnly: boolean, sessionDate: string): string[] {
+export function expirationsFor(u: UnderlyingProfile, monthlyOnly: boolean, sessionDate: string, listing?: ExchangeListing): string[] {
   const out = new Set<string>();
   const monthly = (y: number, m0: number) => out.add(sessionOnOrBefore(thirdFriday(y, m0)));
   const year = Number(sessionDate.slice(0, 4));
@@ -39,8 +64,12 @@ export function expirationsFor(u: UnderlyingProfile, monthlyOnly: boolean, sessi
     monthly(year + 1, 0);
     monthly(year + 2, 0);
   }
+  if (listing) {
+    monthly(year + 1, 11);
+    monthly(year + 2, 11);
+  }
   if (!monthlyOnly) {
-    const weeks = u.activity >= 5 ? 8 : u.activity >= 1 ? 4 : 0;
+    const weeks = listing ? 12 : u.activity >= 5 ? 8 : u.activity >= 1 ? 4 : 0;
     let d = sessionDate;
     for (let found = 0; found < weeks; d = addDays(d, 1)) {
       if (new Date(`${d}T00:00:00Z`).getUTCDay() === 5) {
@@ -50,11 +79,17 @@ export function expirationsFor(u: UnderlyingProfile, monthlyOnly: boolean, sessi
     }
     if (u.activity >= 8) {
       // Daily expirations (0DTE included) on the most active names.
-      for (let i = 0, d2 = sessionDate; i < 5; d2 = addDays(d2, 1)) {
+      for (let i = 0, d2 = sessionDate; i < (listing ? 15 : 5); d2 = addDays(d2, 1)) {
         if (isSession(d2)) {
           out.add(d2);
           i++;
         }
+      }
+    }
+    if (listing) {
+      for (let q = 0; q < 8; q++) {
+        const m = Math.floor(month / 3) * 3 + 2 + 3 * q;
+        out.add(monthEnd(year + Math.floor(m / 12), m % 12));
       }
     }
   }
@@ -71,13 +106,13 @@ function strikeStep(price: number): number {
 }
 
 /** Strikes listed for an expiry: a band of standard deviations around spot, wider for longer dates. */
-export function strikesFor(u: UnderlyingProfile, years: number, density: number): number[] {
-  const step = strikeStep(u.price);
+export function strikesFor(u: UnderlyingProfile, years: number, density: number, listing?: ExchangeListing): number[] {
+  const step = listing?.step ?? strikeStep(u.price);
   const width = Math.max(0.08, Math.min(0.85, u.atmVol * Math.sqrt(years) * 3.2));
   const lo = Math.max(step, Math.floor((u.price * (1 - width)) / step) * step);
   const hi = Math.ceil((u.price * (1 + width)) / step) * step;
   const count = Math.round((hi - lo) / step) + 1;
-  const maxStrikes = Math.max(6, Math.round(density * (4 + 4 * Math.sqrt(u.activity))));
+  const maxStrikes = listing?.maxStrikes ?? Math.max(6, Math.round(density * (4 + 4 * Math.sqrt(u.activity))));
   const stride = Math.max(1, Math.ceil(count / maxStrikes));
   const atmIndex = Math.round((u.price - lo) / step);
   const strikes: number[] = [];
@@ -130,18 +165,19 @@ export function buildChain(
   nextEarnings: string | null,
   density: number,
   rng: Random,
+  listing?: ExchangeListing,
 ): Contract[] {
   const yearsToEarnings = nextEarnings ? yearsToExpiry(nextEarnings, "pm", clock.asOf) : null;
   const surface = surfaceFor(u, yearsToEarnings);
   const contracts: Contract[] = [];
   for (const rootSpec of u.roots) {
-    for (const expiration of expirationsFor(u, rootSpec.monthlyOnly, clock.sessionDate)) {
+    for (const expiration of expirationsFor(u, rootSpec.monthlyOnly, clock.sessionDate, listing)) {
       const T = yearsToExpiry(expiration, rootSpec.settlement, clock.asOf);
       const forward = u.price * Math.exp((DEFAULT_RISK_FREE_RATE - u.dividendYield) * T);
       const dte = daysBetween(clock.sessionDate, expiration);
       const weekly = rootSpec.root !== u.symbol || dte < 60;
       const listedOn = addDays(expiration, weekly ? -(35 + rng.int(0, 20)) : -400);
-      for (const strike of strikesFor(u, T, density)) {
+      for (const strike of strikesFor(u, T, density, listing)) {
         const sigma = surface.vol(strike, forward, T);
         const sd = Math.log(strike / forward) / (sigma * Math.sqrt(T));
         const roundness = strike % (strikeStep(u.price) * 10) === 0 ? 2.2 : strike % (strikeStep(u.price) * 2) === 0 ? 1.3 : 1;

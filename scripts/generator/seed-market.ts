@@ -13,9 +13,9 @@ export type MarketSize = "test" | "demo" | "full";
 
 const SIZES: Record<MarketSize, SizeSpec> = {
   // The test market uses NDX so that real SPX data loaded by tests does not collide with it.
-  test: { underlyings: 12, density: 0.6, printsPerActivity: 12, index: "NDX" },
-  demo: { underlyings: 40, density: 1, printsPerActivity: 60, index: "SPX" },
-  full: { underlyings: 5000, density: 4.6, printsPerActivity: 110, index: "SPX" },
+  test: { underlyings: 12, density: 0.6, printsPerActivity: 12, index: "NDX", exchangeListings: false },
+  demo: { underlyings: 40, density: 1, printsPerActivity: 60, index: "SPX", exchangeListings: false },
+  full: { underlyings: 5000, density: 4.6, printsPerActivity: 110, index: "SPX", exchangeListings: true },
 };
 
 export interface SeedOptions {

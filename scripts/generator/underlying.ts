@@ -2,7 +2,7 @@ import { DEFAULT_RISK_FREE_RATE, marketClock, yearsToExpiry } from "../../src/do
 import { bsm } from "../../src/analytics/black-scholes";
 import { addDays, sessionCloseAt, sessionOnOrAfter } from "../../src/domain/calendar";
 import { sessionPrints } from "./flow";
-import { buildChain, ivHistory, priceHistory, round2 } from "./market";
+import { buildChain, EXCHANGE_LISTINGS, ivHistory, priceHistory, round2 } from "./market";
 import type { Random } from "./random";
 import { optionQuoteRow } from "../db/option-quote-row";
 import { dividendRows, earningsRow, underlyingRow, type UnderlyingRows } from "./rows";
@@ -17,6 +17,8 @@ export interface SizeSpec {
   printsPerActivity: number;
   /** The market's index. */
   index: "SPX" | "NDX";
+  /** List the flagship chains as the exchanges do (`EXCHANGE_LISTINGS`); otherwise a lighter schedule. */
+  exchangeListings: boolean;
 }
 
 export const IV_SESSIONS = 252;
@@ -44,7 +46,9 @@ export function generateUnderlying(u: UnderlyingProfile, ctx: MarketContext, rng
   const nextEarnings = earnings.find((d) => d > sessionDate) ?? null;
   const closes = priceHistory(u, dailySessions, rng);
   const ivPath = ivHistory(u.atmVol, IV_SESSIONS, rng);
-  const contracts = u.roots.length ? buildChain(u, clock, nextEarnings, spec.density, rng) : [];
+  const contracts = u.roots.length
+    ? buildChain(u, clock, nextEarnings, spec.density, rng, spec.exchangeListings ? EXCHANGE_LISTINGS[u.symbol] : undefined)
+    : [];
   const prev = closes[closes.length - 2]?.close ?? u.price;
   const spreadHalf = Math.max(0.01, round2(u.price * 0.0001));
 

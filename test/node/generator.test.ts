@@ -7,7 +7,7 @@ import { classifyFill, otmPercent } from "../../src/analytics/flow";
 import { isSession, sessionCloseAt, sessionOpenAt } from "../../src/domain/calendar";
 import { parseOcc } from "../../src/domain/occ";
 import { sessionPrints } from "../../scripts/generator/flow";
-import { buildChain, expirationsFor } from "../../scripts/generator/market";
+import { buildChain, EXCHANGE_LISTINGS, expirationsFor } from "../../scripts/generator/market";
 import { Random } from "../../scripts/generator/random";
 import { buildUniverse } from "../../scripts/generator/universe";
 
@@ -80,6 +80,28 @@ describe("generator on the market calendar", () => {
     const daily = expirationsFor(spy, false, "2026-11-25");
     expect(daily.slice(0, 4)).toEqual(["2026-11-25", "2026-11-27", "2026-11-30", "2026-12-01"]);
     for (const e of [...april, ...daily]) expect(isSession(e), e).toBe(true);
+  });
+
+  it("lists the flagship chains as the exchanges do in the full-size market: SPX/SPXW ≥ 20,000 contracts over ≥ 40 expirations, SPY and QQQ ≥ 8,000", () => {
+    const clock = marketClock("2026-11-20");
+    const chain = (symbol: string) => {
+      const u = universe.find((x) => x.symbol === symbol)!;
+      return buildChain(u, clock, null, 4.6, new Random(5).fork(symbol), EXCHANGE_LISTINGS[symbol]);
+    };
+    const spx = chain("SPX");
+    expect(spx.length).toBeGreaterThanOrEqual(20_000);
+    expect(new Set(spx.map((c) => c.expiration)).size).toBeGreaterThanOrEqual(40);
+    expect(new Set(spx.map((c) => c.root))).toEqual(new Set(["SPX", "SPXW"]));
+    const expirations = [...new Set(spx.map((c) => c.expiration))].sort();
+    expect(expirations.at(-1)! >= "2028-11-01").toBe(true); // LEAPS about two years out
+    // The strike grid widens with time: the farthest expiration spans more than the nearest.
+    const span = (e: string) => {
+      const strikes = spx.filter((c) => c.expiration === e && c.root === "SPXW").map((c) => c.strike);
+      return Math.max(...strikes) - Math.min(...strikes);
+    };
+    expect(span(expirations.at(-1)!)).toBeGreaterThan(3 * span(expirations[0]!));
+    expect(chain("SPY").length).toBeGreaterThanOrEqual(8_000);
+    expect(chain("QQQ").length).toBeGreaterThanOrEqual(8_000);
   });
 
   it("prints an early-close session's flow between 09:30 and 13:00 ET", () => {
