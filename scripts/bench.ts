@@ -7,6 +7,7 @@ import { openBackend } from "./sql-endpoint/sql-backend";
 import { startWorker, waitUntilUp } from "./lib/worker-process";
 import { database, useNeonEndpoint } from "../src/db/client";
 import { addDays, todayInNewYork } from "../src/domain/calendar";
+import { benchGex } from "../src/analytics/gex-bench";
 import { chainPageQuery } from "../src/market/chain";
 import { optionQuotesQuery } from "../src/market/option-quotes";
 import type { SqlBackend } from "./sql-endpoint/sql-backend";
@@ -148,6 +149,16 @@ async function marketTargets(backend: SqlBackend): Promise<MarketTargets> {
       { name: `GET /v1/flow?symbol=${busiest?.ticker}`, path: `/v1/flow?symbol=${busiest?.ticker}`, auth: true },
       { name: `GET /v1/flow/net?symbol=${busiest?.ticker}`, path: `/v1/flow/net?symbol=${busiest?.ticker}`, auth: true },
       { name: "GET /v1/earnings (90 days)", path: `/v1/earnings?from=${today}&to=${addDays(today, 89)}`, auth: true },
+      { name: `GET /v1/iv/${largest}`, path: `/v1/iv/${largest}`, auth: true },
+      { name: "GET /v1/stocks/top-iv", path: "/v1/stocks/top-iv", auth: true },
+      { name: "GET /v1/stocks/top-ivr", path: "/v1/stocks/top-ivr", auth: true },
+      { name: `GET /v1/gex/${largest}?maxDte=730`, path: `/v1/gex/${largest}?maxDte=730`, auth: true },
+      {
+        name: `GET /v1/gex/${largest}?maxDte=730 (new window)`,
+        path: (i) => `/v1/gex/${largest}?maxDte=730&minDte=${i % 700}`,
+        auth: true,
+      },
+      { name: `GET /v1/gex/${largest}/heatmap?maxDte=730`, path: `/v1/gex/${largest}/heatmap?maxDte=730`, auth: true },
     ],
   };
 }
@@ -213,6 +224,16 @@ async function reportRawSql(
     );
     console.log(`\nEXPLAIN ANALYZE — ${label}:\n${plan.rows.map((r) => `  ${r[0]}`).join("\n")}`);
   }
+}
+
+/** The GEX computation alone, in this process (CPU time), on a 20,000-contract chain. */
+function reportGexComputation(): void {
+  const r = benchGex({ contracts: 20_000, runs: 25 });
+  console.log(
+    `\nGEX computation, ${r.contracts} contracts, median CPU ms of ${r.runs} runs: book ${r.bookMs.toFixed(2)}, ` +
+      `flip ${r.flipMs.toFixed(2)}, profile (strikes, walls, flip) ${r.profileMs.toFixed(2)}, heatmap ${r.heatmapMs.toFixed(2)}; ` +
+      `book + profile ${(r.bookMs + r.profileMs).toFixed(2)} (target ≤ 5)`,
+  );
 }
 
 async function main(): Promise<void> {
@@ -285,6 +306,7 @@ async function main(): Promise<void> {
       );
     }
     await reportRawSql(backend, sql.port, sqlPassword, market, new Map(results.map(([t, f]) => [t.name, f])), samples);
+    reportGexComputation();
   } finally {
     worker.stop();
     await sql.close();
