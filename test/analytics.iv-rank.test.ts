@@ -1,19 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { addDays } from "../src/domain/calendar";
 import { ivChange1w, ivRank, type IvObservation } from "../src/analytics/iv-rank";
-import vix from "./fixtures/vix/VIX_History_windows.csv?raw";
+import { vixCloses } from "./support/vix-closes";
 import vectors from "./fixtures/volatility-gex-vectors.json";
 
 /** VIX closes as a decimal "IV" series, oldest first. */
-const closes: IvObservation[] = vix
-  .trim()
-  .split("\n")
-  .slice(1)
-  .map((line) => {
-    const [mdy, , , , close] = line.split(",");
-    const [m, d, y] = mdy!.split("/");
-    return { date: `${y}-${m}-${d}`, iv: Number(close) / 100 };
-  });
+const closes: IvObservation[] = vixCloses.map((c) => ({ date: c.date, iv: c.close / 100 }));
 
 type Vector = {
   vixClose: number;

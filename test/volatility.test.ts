@@ -1,23 +1,15 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { ivContextRoute } from "../src/routes/volatility/iv-context";
 import { topIvRoute, topIvrRoute, type TopIvItem } from "../src/routes/volatility/top-iv";
-import vix from "./fixtures/vix/VIX_History_windows.csv?raw";
 import vectors from "./fixtures/volatility-gex-vectors.json";
 import { bearer, newAccount } from "./support/accounts";
 import { contractBody } from "./support/contract";
+import { vixCloses } from "./support/vix-closes";
 import { addDays, bumpMarketVersion, daysBetween, marketSql } from "./support/market-db";
 import { call, expectError } from "./support/worker";
 
 /** VIX closes (Cboe's VIX_History.csv) as a percent "IV" series, oldest first. */
-const closes = vix
-  .trim()
-  .split("\n")
-  .slice(1)
-  .map((line) => {
-    const [mdy, , , , close] = line.split(",");
-    const [m, d, y] = mdy!.split("/");
-    return { date: `${y}-${m}-${d}`, iv: Number(close) };
-  });
+const closes = vixCloses.map((c) => ({ date: c.date, iv: c.close }));
 
 let auth: RequestInit;
 let session: string;
