@@ -133,7 +133,6 @@ export function gammaFlip(book: GammaBook, spot: number, options: GammaFlipOptio
   const jLow = Math.ceil(Math.log(spot * (1 - range)) / du);
   const jHigh = Math.floor(Math.log(spot * (1 + range)) / du);
   const m = Math.max(jHigh - jLow + 1, 0);
-  const grid = netGexOnLogGrid(book, jLow * du, du, m);
   const { net: atSpot, gross } = netAndGrossAt(book, spot);
   if (isSummationNoise(atSpot, gross)) return spot;
   const xAt = (j: number) => Math.exp((jLow + j) * du);
@@ -141,10 +140,31 @@ export function gammaFlip(book: GammaBook, spot: number, options: GammaFlipOptio
   let above = 0;
   while (above < m && xAt(above) <= spot) above++;
 
-  const nearest = (from: number, to: number, dir: 1 | -1): Bracket | null => {
+  // The grid is evaluated outwards from spot in widening windows: the nearest sign changes are
+  // usually a few steps away, and no point beyond the one that decides the answer is computed.
+  const grid = new Float64Array(m);
+  let lo = above;
+  let hi = above;
+  const cover = (from: number, to: number) => {
+    if (lo === hi) {
+      grid.set(netGexOnLogGrid(book, (jLow + from) * du, du, to - from), from);
+      [lo, hi] = [from, to];
+      return;
+    }
+    if (from < lo) {
+      grid.set(netGexOnLogGrid(book, (jLow + from) * du, du, lo - from), from);
+      lo = from;
+    }
+    if (to > hi) {
+      grid.set(netGexOnLogGrid(book, (jLow + hi) * du, du, to - hi), hi);
+      hi = to;
+    }
+  };
+  /** The first sign change from spot towards `dir` among the points computed so far, or how far it has looked. */
+  const scan = (dir: 1 | -1): Bracket | null => {
     let x = spot;
     let fx = atSpot;
-    for (let j = from; dir > 0 ? j <= to : j >= to; j += dir) {
+    for (let j = dir > 0 ? above : above - 1; dir > 0 ? j < hi : j >= lo; j += dir) {
       const xj = xAt(j);
       const fj = grid[j]!;
       // An exact zero at a grid point sits at the end of a bracket, where Brent returns it.
@@ -156,7 +176,26 @@ export function gammaFlip(book: GammaBook, spot: number, options: GammaFlipOptio
     }
     return null;
   };
-  const found = [nearest(above - 1, 0, -1), nearest(above, m - 1, 1)].filter((s) => s !== null).sort((p, q) => p.near - q.near);
+  let down: Bracket | null = null;
+  let up: Bracket | null = null;
+  for (let radius = 8; ; radius *= 2) {
+    cover(Math.max(0, above - radius), Math.min(m, above + radius));
+    down = scan(-1);
+    up = scan(1);
+    if (down || up || (lo === 0 && hi === m)) break;
+  }
+  // A bracket found on one side holds a root no farther than its far end; the other side can
+  // only win with a bracket starting nearer than that, so it is searched that far (one point more).
+  const first = down && up ? null : (down ?? up);
+  if (first) {
+    const reach = (first.hi - first.lo + first.near) * (1 + 1e-12);
+    // Below spot a distance takes more steps than above it: count them as below.
+    const steps = Math.ceil(-Math.log1p(-Math.min(reach / spot, 0.99)) / du) + 2;
+    cover(Math.max(0, above - steps), Math.min(m, above + steps));
+    down = scan(-1);
+    up = scan(1);
+  }
+  const found = [down, up].filter((b) => b !== null).sort((p, q) => p.near - q.near);
   let best: number | null = null;
   for (const bracket of found) {
     if (best !== null && bracket.near > Math.abs(best - spot)) break;
