@@ -1,4 +1,5 @@
 import { Hono, type Context, type MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "./app-env";
 import { adminGate } from "./access/admin-gate";
@@ -23,6 +24,13 @@ function logFailure(requestIdValue: string, path: string, err: unknown): void {
   const message = (err instanceof Error ? err.message : String(err)).split("\nparams:")[0];
   console.error(JSON.stringify({ level: "error", requestId: requestIdValue, path, error: name, message }));
 }
+
+/** The largest request body a route reads. */
+const MAX_BODY_BYTES = 64 * 1024;
+
+const bodyTooLarge = () => {
+  throw new ApiError("invalid_body", `The request body is larger than ${MAX_BODY_BYTES / 1024} KB.`);
+};
 
 /** Runs a route's handler on its validated input and renders what it returns. */
 function handle(route: RouteSpec) {
@@ -60,7 +68,7 @@ export function newApp(routes: readonly RouteSpec[]): Hono<AppEnv> {
       route.access === "admin" ? adminGate : accessGate(route.access),
       ...(route.params ? [validate("param", route.params)] : []),
       ...(route.query ? [validate("query", route.query)] : []),
-      ...(route.body ? [validate("json", route.body)] : []),
+      ...(route.body ? [bodyLimit({ maxSize: MAX_BODY_BYTES, onError: bodyTooLarge }), validate("json", route.body)] : []),
     ];
     app.on(route.method.toUpperCase(), paths, ...chain, handle(route));
   }

@@ -29,6 +29,8 @@ export interface Variables {
   QUOTE_PROVIDER_TIMEOUT_MS?: string;
   /** Longest a database round trip may take, ms (default 20000, at most 25000: below the 30 s in-flight lease). */
   QUERY_TIMEOUT_MS?: string;
+  /** Time budget of the screener's capped count, ms (default 250); past it the count is -1 and the results still come. */
+  SCREENER_COUNT_BUDGET_MS?: string;
   /**
    * Local replay only: an ISO timestamp the service takes as "now" (DTE, default windows, today),
    * so a past quote table can be queried as of its session. Refused unless the Worker talks to the
@@ -128,6 +130,7 @@ const configSchema = z
     QUOTE_PROVIDER_URL: optionalText.refine((v) => v === undefined || /^https?:\/\//.test(v), "must be an http(s) URL"),
     QUOTE_PROVIDER_TOKEN: optionalText,
     QUERY_TIMEOUT_MS: optionalText.pipe(z.string().regex(/^\d+$/).transform(Number).pipe(z.int().min(100).max(25_000)).default(20_000)),
+    SCREENER_COUNT_BUDGET_MS: optionalText.pipe(z.string().regex(/^\d+$/).transform(Number).pipe(z.int().min(1).max(5_000)).default(250)),
     QUOTE_PROVIDER_TIMEOUT_MS: optionalText.pipe(z.string().regex(/^\d+$/).transform(Number).pipe(z.int().min(50).max(10_000)).optional()),
     OIDC_ISSUER: optionalText.refine(
       (v) =>

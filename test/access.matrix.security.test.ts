@@ -18,18 +18,18 @@ describe("the access matrix every protected route passes", () => {
     expect(protectedRoutes.length).toBeGreaterThanOrEqual(7);
   });
 
-  for (const { route, path } of protectedRoutes) {
+  for (const { route, path, init } of protectedRoutes) {
     it(`${route.method.toUpperCase()} ${route.path}`, async () => {
-      const missing = await call(path);
+      const missing = await call(path, init());
       await expectError(missing, 401, "missing_api_key");
       expect(missing.headers.get("WWW-Authenticate")).toMatch(/^Bearer/);
-      await expectError(await call(path, bearer("ods_live_short")), 401, "invalid_api_key");
-      await expectError(await call(path, bearer("ods_sess_abc123")), 403, "wrong_credential_type");
-      await expectError(await call(`${path}${path.includes("?") ? "&" : "?"}api_key=x`, bearer(active)), 400, "credentials_in_query");
-      const inactive = await call(path, bearer(canceled));
+      await expectError(await call(path, init(bearer("ods_live_short"))), 401, "invalid_api_key");
+      await expectError(await call(path, init(bearer("ods_sess_abc123"))), 403, "wrong_credential_type");
+      await expectError(await call(`${path}${path.includes("?") ? "&" : "?"}api_key=x`, init(bearer(active))), 400, "credentials_in_query");
+      const inactive = await call(path, init(bearer(canceled)));
       if (route.access === "entitled") await expectError(inactive, 403, "subscription_inactive");
       else expect(inactive.status).toBe(200);
-      const ok = await call(path, bearer(active));
+      const ok = await call(path, init(bearer(active)));
       expect(ok.status, await ok.clone().text()).toBe(200);
       expect(ok.headers.get("X-RateLimit-Limit")).toBe("300");
     });

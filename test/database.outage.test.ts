@@ -39,19 +39,19 @@ describe("a database that stops under the running Worker", () => {
     const both = { MARKET_DATABASE_URL: OUTAGE, CONTROL_DATABASE_URL: OUTAGE };
     const started = Date.now();
 
-    for (const path of dataPaths) expect((await callWith(market, path, key)).status, path).toBe(200);
+    for (const { path, init } of dataRequests) expect((await callWith(market, path, init(key))).status, path).toBe(200);
     // /ready reuses its last result for 2 s when asked about the same databases: each phase asks about other ones.
     expect((await ready(both)).status).toBe(200);
 
     await databaseIs("stop");
     // What the edge has cached for the current snapshot keeps answering; anything it must read answers 503.
-    for (const { path } of dataRequests.filter((r) => !READ_PER_REQUEST.has(r.route.operationId))) {
-      expect((await callWith(market, path, key)).status, path).toBe(200);
+    for (const { path, init } of dataRequests.filter((r) => !READ_PER_REQUEST.has(r.route.operationId))) {
+      expect((await callWith(market, path, init(key))).status, path).toBe(200);
     }
     // A market cache without any market entry (the key cache's namespace): every data route must read.
     const uncached = { ...market, MARKET_CACHE: testEnv.KEY_CACHE };
-    for (const path of dataPaths) {
-      const res = await callWith(uncached, path, key);
+    for (const { path, init } of dataRequests) {
+      const res = await callWith(uncached, path, init(key));
       const body = await expectError(res, 503, "service_unavailable");
       expect(res.headers.get("Retry-After"), path).toBe("1");
       expect(JSON.stringify(body), path).not.toMatch(/127\.0\.0\.1|connect|compute|neon|postgres|pglite/i);
@@ -65,7 +65,7 @@ describe("a database that stops under the running Worker", () => {
     });
 
     await databaseIs("start");
-    for (const path of dataPaths) expect((await callWith(market, path, key)).status, path).toBe(200);
+    for (const { path, init } of dataRequests) expect((await callWith(market, path, init(key))).status, path).toBe(200);
     expect((await callWith(both, "/v1/usage", unused)).status).toBe(200);
     expect((await ready(both)).status).toBe(200);
     expect(Date.now() - started).toBeLessThan(10_000);

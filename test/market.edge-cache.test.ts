@@ -77,12 +77,12 @@ describe("the market snapshot at the edge", () => {
   it("makes at most one database round trip on any data route cold, and none warm on those derived from the snapshot", async () => {
     const auth = bearer((await newAccount()).keys[0]!.key);
     await bumpMarketVersion();
-    for (const { route, path } of sampleRequests((r) => r.access === "entitled")) {
+    for (const { route, path, init } of sampleRequests((r) => r.access === "entitled")) {
       const { env, trips } = countedMarket();
-      expect((await callWith(env, path, auth)).status, path).toBe(200);
+      expect((await callWith(env, path, init(auth))).status, path).toBe(200);
       const cold = await trips();
       expect(cold, path).toBeLessThanOrEqual(1);
-      expect((await callWith(env, path, auth)).status, path).toBe(200);
+      expect((await callWith(env, path, init(auth))).status, path).toBe(200);
       if (!READ_PER_REQUEST.has(route.operationId)) expect(await trips(), `${path} warm`).toBe(cold);
     }
   });

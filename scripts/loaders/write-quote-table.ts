@@ -1,13 +1,14 @@
 import { optionQuotes, underlyings } from "../../src/db/schema";
 import { bulkInsert, updateOnConflict } from "../db/bulk-insert";
 import { optionQuoteRow } from "../db/option-quote-row";
+import { rebuildScreener } from "../db/screener-rebuild";
 import type { SqlBackend } from "../sql-endpoint/sql-backend";
 import type { PricedContract, QuoteTable } from "./cboe-quote-table";
 
 /**
  * Writes a parsed quote table with the shared `option_quotes` row builder and bulk writer, upserting by
  * OCC symbol so loading the same file twice changes nothing; then moves the market snapshot
- * version on, which invalidates version-keyed caches.
+ * version on, which invalidates version-keyed caches, and rebuilds the screener table.
  */
 export async function writeQuoteTable(backend: SqlBackend, table: QuoteTable, priced: PricedContract[], rate: number): Promise<number> {
   const asOf = table.asOf.toISOString();
@@ -38,5 +39,6 @@ export async function writeQuoteTable(backend: SqlBackend, table: QuoteTable, pr
      on conflict (id) do update set version = market_state.version + 1, loaded_at = now(), source = excluded.source`,
     [Date.now(), asOf, table.sessionDate, rate, `cboe-quote-table:${table.underlying}:${table.sessionDate}`],
   );
+  await rebuildScreener(backend);
   return rows.length;
 }

@@ -89,3 +89,11 @@ export function isQueryTimeout(err: unknown): boolean {
   }
   return false;
 }
+
+/** True when Postgres cancelled a statement for its `statement_timeout` (and not a round trip past its deadline). */
+export function isStatementTimeout(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    if (sqlState((e as { code?: unknown }).code) === STATEMENT_TIMEOUT) return true;
+  }
+  return false;
+}

@@ -21,6 +21,7 @@ import { gexRoute } from "./gamma-exposure/gex";
 import { ivContextRoute } from "./volatility/iv-context";
 import { topIvRoute, topIvrRoute } from "./volatility/top-iv";
 import { gexHeatmapRoute } from "./gamma-exposure/heatmap";
+import { screenRoute } from "./screener/screen";
 
 /** Every route of the API, in the order the description lists them; admin routes are never described. */
 export const routes: readonly RouteSpec[] = [
@@ -35,6 +36,7 @@ export const routes: readonly RouteSpec[] = [
   batchQuotesRoute,
   expirationsRoute,
   chainRoute,
+  screenRoute,
   earningsRoute,
   dividendsRoute,
   ivContextRoute,

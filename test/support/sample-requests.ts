@@ -26,14 +26,22 @@ const SAMPLES: Record<string, string> = {
   getGexHeatmap: "/v1/gex/SPY/heatmap",
   getFlow: "/v1/flow",
   getNetFlow: "/v1/flow/net?symbol=SPY",
+  screenContracts: "/v1/contracts/screen",
+};
+
+/** Bodies of the sample requests of routes that take one (sent as JSON with the route's method). */
+const BODIES: Record<string, unknown> = {
+  screenContracts: { type: "put", dteMin: 7, dteMax: 60, filters: [{ field: "annualizedReturn", operation: "sort", value: "desc" }] },
 };
 
 /** Routes whose answer is not a function of the loaded snapshot alone (a live vendor quote, per-request flow queries), so they read on every request. */
-export const READ_PER_REQUEST: ReadonlySet<string> = new Set(["getEquityQuote", "getFlow", "getNetFlow"]);
+export const READ_PER_REQUEST: ReadonlySet<string> = new Set(["getEquityQuote", "getFlow", "getNetFlow", "screenContracts"]);
 
 export interface SampleRequest {
   route: RouteSpec;
   path: string;
+  /** The request with its method and body, and the given headers (credentials) added. */
+  init(auth?: RequestInit): RequestInit;
 }
 
 /** The described routes (admin API excluded) with their sample request; throws for a route without one. */
@@ -43,6 +51,16 @@ export function sampleRequests(filter: (route: RouteSpec) => boolean = () => tru
     .map((route) => {
       const path = SAMPLES[route.operationId];
       if (!path) throw new Error(`no sample request for ${route.operationId}: add one to test/support/sample-requests.ts`);
-      return { route, path };
+      const body = BODIES[route.operationId];
+      const init = (auth: RequestInit = {}): RequestInit =>
+        body === undefined
+          ? auth
+          : {
+              ...auth,
+              method: route.method.toUpperCase(),
+              body: JSON.stringify(body),
+              headers: { ...(auth.headers as Record<string, string> | undefined), "Content-Type": "application/json" },
+            };
+      return { route, path, init };
     });
 }

@@ -1,0 +1,104 @@
+import { z } from "zod";
+import { ApiError } from "../../http/errors";
+import type { FilterRule } from "../../screener/compile";
+
+/** Bounds on what one screen may ask for (docs/decisions.md). */
+export const MAX_FILTERS = 50;
+/** Deepest page served: offsets beyond it would scan more than any screen should. */
+export const MAX_PAGE = 1000;
+const MAX_DTE = 3650;
+
+const int = (description: string) => z.int().min(-1_000_000).max(1_000_000).optional().describe(description);
+const dte = (description: string) => z.int().min(0).max(MAX_DTE).optional().describe(description);
+const delta = (description: string) => z.number().min(-1).max(1).optional().describe(description);
+const num = (description: string) => z.number().min(0).max(1e15).optional().describe(description);
+const symbolList = (description: string) =>
+  z
+    .union([z.array(z.string().max(12)).max(500), z.string().max(6_000)])
+    .optional()
+    .describe(description);
+
+const FilterRuleSchema = z.object({
+  field: z.string().max(100).describe("A field of docs/screener.md (canonical name or alias)."),
+  operation: z.string().max(40).describe("One of the 20 operations."),
+  value: z.unknown().optional().describe("Threshold, list, pattern, mode or sort direction, by operation."),
+});
+
+/** The request body: every field optional; unknown fields are refused so a misspelt bound cannot pass silently. */
+export const ScreenBody = z.strictObject({
+  type: z.enum(["call", "put"]).optional().describe("Only calls or puts. Alias: optionType."),
+  optionType: z.enum(["call", "put"]).optional().describe("Alias of type."),
+  symbols: symbolList("Underlyings to scan: an array or a comma-separated string. Aliases: tickers, symbol."),
+  tickers: symbolList("Alias of symbols."),
+  symbol: symbolList("Alias of symbols."),
+  dteMin: dte("Days to expiration, at least. Alias: minDte."),
+  minDte: dte("Alias of dteMin."),
+  dteMax: dte("Days to expiration, at most. Alias: maxDte."),
+  maxDte: dte("Alias of dteMax."),
+  deltaMin: delta("Signed delta, at least (-0.30 for puts of at most 30 delta). Alias: minDelta."),
+  minDelta: delta("Alias of deltaMin."),
+  deltaMax: delta("Signed delta, at most. Alias: maxDelta."),
+  maxDelta: delta("Alias of deltaMax."),
+  openInterestMin: num("Open interest, at least. Alias: minOpenInterest."),
+  minOpenInterest: num("Alias of openInterestMin."),
+  yieldPercentMin: z.number().min(-1e6).max(1e6).optional().describe("Return on collateral in percent, at least. Alias: minYieldPercent."),
+  minYieldPercent: z.number().min(-1e6).max(1e6).optional().describe("Alias of yieldPercentMin."),
+  bidAskSpreadPctMax: num("Spread in percent of mid, at most (8 means 8%). Alias: maxBidAskSpreadPct."),
+  maxBidAskSpreadPct: num("Alias of bidAskSpreadPctMax."),
+  page: z
+    .int()
+    .min(-1_000_000)
+    .max(MAX_PAGE)
+    .optional()
+    .describe(`Page, 1-based, at most ${MAX_PAGE}; wins over the query's when above 0.`),
+  pageSize: int("Rows per page, at most 100 (larger is capped); wins over perPage and the query's when above 0."),
+  perPage: int("Alias of pageSize."),
+  filters: z.array(FilterRuleSchema).max(MAX_FILTERS).optional().describe(`Filter and sort rules, at most ${MAX_FILTERS}.`),
+});
+export type ScreenBodyInput = z.output<typeof ScreenBody>;
+
+/** One value from a field and its alias; two different values are a contradiction the client must resolve. */
+function either<T>(body: ScreenBodyInput, name: keyof ScreenBodyInput, alias: keyof ScreenBodyInput): T | undefined {
+  const a = body[name] as T | undefined;
+  const b = body[alias] as T | undefined;
+  if (a !== undefined && b !== undefined && JSON.stringify(a) !== JSON.stringify(b)) {
+    throw new ApiError("invalid_body", `Body fields '${name}' and '${alias}' are aliases and were given different values.`);
+  }
+  return a ?? b;
+}
+
+function symbolsOf(body: ScreenBodyInput): string[] | undefined {
+  const given = [either<string[] | string>(body, "symbols", "tickers"), body.symbol].filter((v) => v !== undefined);
+  if (given.length === 0) return undefined;
+  return given.flatMap((v) => (Array.isArray(v) ? v : v.split(","))).map((s) => s.trim());
+}
+
+/** The body's top-level bounds as the filter rules they are shorthand for (same validation, same SQL). */
+export function topLevelRules(body: ScreenBodyInput): FilterRule[] {
+  const rules: FilterRule[] = [];
+  const add = (field: string, operation: string, value: unknown) => {
+    if (value !== undefined) rules.push({ field, operation, value });
+  };
+  add("type", "eq", either(body, "type", "optionType"));
+  add("symbols", "in", symbolsOf(body));
+  const dteMin = either<number>(body, "dteMin", "minDte");
+  const dteMax = either<number>(body, "dteMax", "maxDte");
+  const deltaMin = either<number>(body, "deltaMin", "minDelta");
+  const deltaMax = either<number>(body, "deltaMax", "maxDelta");
+  if (dteMin !== undefined && dteMax !== undefined && dteMin > dteMax) {
+    throw new ApiError("invalid_range", `dteMin (${dteMin}) is above dteMax (${dteMax}).`);
+  }
+  if (deltaMin !== undefined && deltaMax !== undefined && deltaMin > deltaMax) {
+    throw new ApiError("invalid_range", `deltaMin (${deltaMin}) is above deltaMax (${deltaMax}).`);
+  }
+  add("dte", "gte", dteMin);
+  add("dte", "lte", dteMax);
+  add("delta", "gte", deltaMin);
+  add("delta", "lte", deltaMax);
+  // Open interest is whole contracts: at least 100.5 is at least 101.
+  const openInterestMin = either<number>(body, "openInterestMin", "minOpenInterest");
+  add("openInterest", "gte", openInterestMin === undefined ? undefined : Math.ceil(openInterestMin));
+  add("yieldPercent", "gte", either(body, "yieldPercentMin", "minYieldPercent"));
+  add("bidAskSpreadPct", "lte", either(body, "bidAskSpreadPctMax", "maxBidAskSpreadPct"));
+  return rules;
+}
