@@ -6,10 +6,13 @@ import { startNeonHttpServer } from "./sql-endpoint/neon-http-server";
 import { openBackend } from "./sql-endpoint/sql-backend";
 import { startWorker, waitUntilUp } from "./lib/worker-process";
 import { database, useNeonEndpoint } from "../src/db/client";
-import { addDays, todayInNewYork } from "../src/domain/calendar";
+import { addDays, newYorkInstant, todayInNewYork } from "../src/domain/calendar";
 import { benchGex } from "../src/analytics/gex-bench";
 import { chainPageQuery } from "../src/market/chain";
 import { optionQuotesQuery } from "../src/market/option-quotes";
+import { screenCountQuery, screenPageQuery } from "../src/market/screener";
+import { topLevelRules, type ScreenBodyInput } from "../src/routes/screener/screen-body";
+import { compileScreen } from "../src/screener/compile";
 import type { SqlBackend } from "./sql-endpoint/sql-backend";
 import { freePort } from "./lib/free-port";
 
@@ -22,6 +25,8 @@ interface Target {
   auth?: boolean;
   /** Expected status when it is not 200 (e.g. a conditional GET). */
   expect?: number;
+  /** A JSON body, sent with POST. */
+  body?: unknown;
 }
 
 const FLOOR: Target = { name: "empty route (floor)", path: "/__bench/floor", expect: 204 };
@@ -65,17 +70,20 @@ async function measure(
   // Many simulated clients (a header only, RFC 2544 benchmark range): the per-IP limit of the public routes is not what is measured.
   const headersFor = (i: number) => ({
     "CF-Connecting-IP": `198.18.${(i >> 8) & 255}.${i & 255}`,
+    ...(t.body === undefined ? {} : { "Content-Type": "application/json" }),
     ...t.headers,
     ...(t.auth ? { Authorization: `Bearer ${keys[i % keys.length]}` } : {}),
   });
   const pathFor = (i: number) => (typeof t.path === "string" ? t.path : t.path(i));
   const expected = t.expect ?? 200;
+  const method = t.body === undefined ? "GET" : "POST";
+  const body = t.body === undefined ? undefined : JSON.stringify(t.body);
   const latencies: number[] = [];
   let errors = 0;
   const tripsBefore = roundTrips();
   for (let i = 0; i < samples; i++) {
     const started = performance.now();
-    const res = await fetch(base + pathFor(i), { headers: headersFor(i) });
+    const res = await fetch(base + pathFor(i), { method, body, headers: headersFor(i) });
     await res.arrayBuffer();
     latencies.push(performance.now() - started);
     if (res.status !== expected) errors++;
@@ -88,7 +96,7 @@ async function measure(
     duration: seconds,
     connections,
     // Paths continue after the sequential phase's, so a per-request query stays new here too.
-    requests: Array.from({ length: 4096 }, (_, i) => ({ method: "GET", path: pathFor(samples + i), headers: headersFor(i) })),
+    requests: Array.from({ length: 4096 }, (_, i) => ({ method, body, path: pathFor(samples + i), headers: headersFor(i) })),
     expectBody: undefined,
   });
   const unexpected = expected === 200 ? load.non2xx : 0;
@@ -159,9 +167,39 @@ async function marketTargets(backend: SqlBackend): Promise<MarketTargets> {
         auth: true,
       },
       { name: `GET /v1/gex/${largest}/heatmap?maxDte=730`, path: `/v1/gex/${largest}/heatmap?maxDte=730`, auth: true },
+      ...Object.entries(SCREENS).map(([name, body]) => ({
+        name: `POST /v1/contracts/screen (${name})`,
+        path: "/v1/contracts/screen",
+        body,
+        auth: true,
+      })),
     ],
   };
 }
+
+/** The issue's three screens: a wheel (income) screen, a broad activity screen and a text screen. */
+const SCREENS: Record<string, unknown> = {
+  wheel: {
+    type: "put",
+    dteMin: 20,
+    dteMax: 45,
+    deltaMin: -0.3,
+    deltaMax: -0.15,
+    openInterestMin: 100,
+    yieldPercentMin: 1,
+    filters: [
+      { field: "earnings", operation: "excludeEarnings" },
+      { field: "annualizedReturn", operation: "sort", value: "desc" },
+    ],
+  },
+  broad: { type: "call", filters: [{ field: "volumeZScore30d", operation: "sort", value: "desc" }] },
+  text: {
+    filters: [
+      { field: "sector", operation: "like", value: "tech" },
+      { field: "premium", operation: "sort", value: "desc" },
+    ],
+  },
+};
 
 /**
  * The same SQL the chain and batch endpoints send (built by the same query builders), timed
@@ -214,10 +252,16 @@ async function reportRawSql(
       : "";
     console.log(`  ${label}: ${sqlMs.toFixed(2)} ms direct, ${httpMs.toFixed(2)} ms over HTTP${ratio}`);
   }
-  for (const [label, q] of [
-    ["chain page", chain.toSQL()],
-    ["batch of 20", batch.toSQL()],
-  ] as const) {
+  const clock = { today, now: new Date(), startOfToday: newYorkInstant(today, 0) };
+  const screens = Object.entries(SCREENS).flatMap(([name, body]) => {
+    const input = body as ScreenBodyInput;
+    const screen = compileScreen([...topLevelRules(input), ...(input.filters ?? [])], clock);
+    return [
+      [`screen ${name}: page of 10 + 1`, screenPageQuery(db, screen, 11, 0).toSQL()],
+      [`screen ${name}: capped count`, screenCountQuery(db, screen).toSQL()],
+    ] as const;
+  });
+  for (const [label, q] of [["chain page", chain.toSQL()] as const, ["batch of 20", batch.toSQL()] as const, ...screens]) {
     const plan = await backend.query(
       `explain (analyze, buffers) ${q.sql}`,
       q.params.map((p) => String(p)),

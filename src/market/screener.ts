@@ -15,7 +15,7 @@ export interface ScreenResult {
   count: number | null;
 }
 
-function pageQuery(db: Database, screen: CompiledScreen, limit: number, offset: number) {
+export function screenPageQuery(db: Database, screen: CompiledScreen, limit: number, offset: number) {
   return db
     .select()
     .from(screenerContracts)
@@ -25,7 +25,7 @@ function pageQuery(db: Database, screen: CompiledScreen, limit: number, offset: 
     .offset(offset);
 }
 
-function cappedCountQuery(db: Database, screen: CompiledScreen) {
+export function screenCountQuery(db: Database, screen: CompiledScreen) {
   const capped = db
     .select({ one: sql`1` })
     .from(screenerContracts)
@@ -50,13 +50,13 @@ export async function runScreen(
 ): Promise<ScreenResult> {
   try {
     const [rows, , counted] = await db.batch([
-      pageQuery(db, screen, limit, offset),
+      screenPageQuery(db, screen, limit, offset),
       db.execute(sql`select set_config('statement_timeout', ${String(countBudgetMs)}, true)`),
-      cappedCountQuery(db, screen),
+      screenCountQuery(db, screen),
     ]);
     return { rows, count: counted[0]?.n ?? 0 };
   } catch (err) {
     if (!isStatementTimeout(err)) throw err;
-    return { rows: await pageQuery(db, screen, limit, offset), count: null };
+    return { rows: await screenPageQuery(db, screen, limit, offset), count: null };
   }
 }

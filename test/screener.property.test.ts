@@ -1,0 +1,143 @@
+import fc from "fast-check";
+import { beforeAll, describe, expect, it } from "vitest";
+import { screenRoute, type ScreenerResponse } from "../src/routes/screener/screen";
+import { bearer, newAccount } from "./support/accounts";
+import { contractBody } from "./support/contract";
+import { marketSql } from "./support/market-db";
+import { call } from "./support/worker";
+
+/** Numeric fields the property draws filters and sorts from, with their columns (independent of the field table). */
+const NUMERIC: Record<string, string> = {
+  strike: "strike",
+  delta: "delta",
+  volume: "volume",
+  openInterest: "open_interest",
+  yieldPercent: "yield_percent",
+  impliedVolatility: "implied_volatility",
+  premium: "premium",
+  annualizedReturn: "annualized_return",
+  cushion: "cushion",
+};
+const SPELLINGS = ["gt", ">", "gte", ">=", "lt", "<", "lte", "<=", "eq", "=", "=="] as const;
+const HOLDS: Record<(typeof SPELLINGS)[number], (a: number, b: number) => boolean> = {
+  gt: (a, b) => a > b,
+  ">": (a, b) => a > b,
+  gte: (a, b) => a >= b,
+  ">=": (a, b) => a >= b,
+  lt: (a, b) => a < b,
+  "<": (a, b) => a < b,
+  lte: (a, b) => a <= b,
+  "<=": (a, b) => a <= b,
+  eq: (a, b) => a === b,
+  "=": (a, b) => a === b,
+  "==": (a, b) => a === b,
+};
+
+interface Rule {
+  field: string;
+  operation: string;
+  value: unknown;
+}
+
+let auth: RequestInit;
+/** Deciles of each numeric column: thresholds that select something, and some values that occur exactly. */
+const thresholds: Record<string, number[]> = {};
+let symbols: string[] = [];
+
+beforeAll(async () => {
+  auth = bearer((await newAccount({ plan: "internal" })).keys[0]!.key);
+  const sql = marketSql();
+  for (const [field, column] of Object.entries(NUMERIC)) {
+    const [r] = await sql.query(
+      `select percentile_disc(array[0.05, 0.2, 0.35, 0.5, 0.65, 0.8, 0.95]) within group (order by ${column}) as q from screener_contracts where ${column} is not null`,
+    );
+    thresholds[field] = r!.q as number[];
+  }
+  symbols = (await sql.query("select distinct symbol from screener_contracts order by 1")).map((r) => r.symbol as string);
+});
+
+async function screen(body: unknown): Promise<ScreenerResponse> {
+  const res = await call("/v1/contracts/screen", {
+    ...auth,
+    method: "POST",
+    headers: { ...(auth.headers as Record<string, string>), "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  return contractBody(screenRoute, res);
+}
+
+const ruleArb = fc
+  .constantFrom(...Object.keys(NUMERIC))
+  .chain((field) =>
+    fc.record({ field: fc.constant(field), operation: fc.constantFrom(...SPELLINGS), value: fc.constantFrom(...thresholds[field]!) }),
+  );
+const sortArb = fc.record({
+  field: fc.constantFrom(...Object.keys(NUMERIC)),
+  operation: fc.constant("sort"),
+  value: fc.constantFrom("asc", "desc", "ascending", "descending", ""),
+});
+
+describe("property: random screens", () => {
+  it("return rows that satisfy every filter, in the requested order, in disjoint pages that add up to the unpaginated result", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(ruleArb, { maxLength: 3 }),
+        fc.array(sortArb, { maxLength: 2 }),
+        fc.option(fc.constantFrom("call", "put"), { nil: undefined }),
+        fc.subarray(symbols, { maxLength: 3 }),
+        fc.integer({ min: 3, max: 20 }),
+        async (filters, sorts, type, picked, k) => {
+          const base = { type, symbols: picked.length ? picked : undefined, filters: [...filters, ...sorts] as Rule[] };
+          const whole = await screen({ ...base, pageSize: 4 * k });
+          const pages: ScreenerResponse[] = [];
+          for (let page = 1; page <= 4; page++) pages.push(await screen({ ...base, page, pageSize: k }));
+          const paged = pages.flatMap((p) => p.results.map((r) => r.optionKey));
+          expect(paged).toEqual(whole.results.map((r) => r.optionKey));
+          expect(new Set(paged).size).toBe(paged.length);
+          if (whole.count >= 0 && whole.count < 1000) expect(whole.results.length).toBe(Math.min(whole.count, 4 * k));
+
+          const keys = whole.results.map((r) => r.optionKey);
+          if (keys.length === 0) return;
+          const columns = Object.entries(NUMERIC).map(([f, c]) => `${c} as "${f}"`);
+          const stored = await marketSql().query(
+            `select option_key, symbol, type, expiration::text as expiration, ${columns.join(", ")} from screener_contracts where option_key = any($1::text[])`,
+            [keys],
+          );
+          const byKey = new Map(stored.map((r) => [r.option_key as string, r]));
+          const rows = keys.map((key) => byKey.get(key)!);
+          for (const row of rows) {
+            if (type) expect(row.type).toBe(type);
+            if (picked.length) expect(picked).toContain(row.symbol);
+            for (const f of filters) {
+              const v = row[f.field] as number | null;
+              expect(v !== null && HOLDS[f.operation](v, f.value as number), `${row.option_key} ${f.field} ${f.operation} ${f.value}`).toBe(
+                true,
+              );
+            }
+          }
+          // Without sort rules, one pinned underlying is listed by expiration, then strike.
+          const order =
+            sorts.length || picked.length !== 1
+              ? sorts
+              : [
+                  { field: "expiration", value: "asc" },
+                  { field: "strike", value: "asc" },
+                ];
+          for (let i = 1; i < rows.length; i++) {
+            const [a, b] = [rows[i - 1]!, rows[i]!];
+            let decided = 0;
+            for (const s of order) {
+              const [x, y] = [a[s.field] as number | string | null, b[s.field] as number | string | null];
+              if (x === y) continue;
+              decided = x === null ? 1 : y === null ? -1 : (x < y ? -1 : 1) * (s.value.startsWith("desc") ? -1 : 1);
+              break;
+            }
+            if (decided === 0) decided = (a.option_key as string) < (b.option_key as string) ? -1 : 1;
+            expect(decided, `${a.option_key} before ${b.option_key}`).toBe(-1);
+          }
+        },
+      ),
+      { numRuns: 25, seed: 20261123 },
+    );
+  });
+});
