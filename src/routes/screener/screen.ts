@@ -7,6 +7,7 @@ import { requestNow, requestToday } from "../../http/request-clock";
 import { defineRoute } from "../../http/route";
 import { runScreen, SCREENER_COUNT_CAP, type ScreenerRow } from "../../market/screener";
 import { compileScreen } from "../../screener/compile";
+import { fieldTableMarkdown, operationTableMarkdown } from "../../screener/reference";
 import { MAX_PAGE, ScreenBody, topLevelRules, type ScreenBodyInput } from "./screen-body";
 
 export const DEFAULT_PAGE_SIZE = 10;
@@ -190,7 +191,10 @@ export const screenRoute = defineRoute({
   description:
     "Option contracts matching every filter rule, in the order of the sort rules (default: option key; with one underlying " +
     `pinned, expiration then strike), the option key breaking ties. Pages of at most ${MAX_PAGE_SIZE}, whatever the plan. ` +
-    "Fields, aliases, units and operations: docs/screener.md and the ScreenerFilter schema.",
+    "A filter rule is `{field, operation, value}`; the fields and operations:\n\n" +
+    fieldTableMarkdown() +
+    "\n\n" +
+    operationTableMarkdown(),
   tags: ["Screener"],
   access: "entitled",
   query: z.object({
