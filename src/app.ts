@@ -32,6 +32,19 @@ const bodyTooLarge = () => {
   throw new ApiError("invalid_body", `The request body is larger than ${MAX_BODY_BYTES / 1024} KB.`);
 };
 
+/**
+ * A body in another media type would reach the JSON validator as no body at all (and a screen of
+ * `type=put` would silently screen everything): refuse it. No body at all is an empty object.
+ */
+const jsonOnly: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const type = c.req.header("Content-Type");
+  const hasBody = (c.req.header("Content-Length") ?? "0") !== "0" || c.req.header("Transfer-Encoding") !== undefined;
+  if (hasBody && !/^application\/([a-z.+-]*\+)?json\b/i.test(type ?? "")) {
+    throw new ApiError("invalid_body", "Send the request body as JSON with Content-Type: application/json.");
+  }
+  await next();
+};
+
 /** Runs a route's handler on its validated input and renders what it returns. */
 function handle(route: RouteSpec) {
   return async (c: Context<AppEnv>) => {
@@ -68,7 +81,7 @@ export function newApp(routes: readonly RouteSpec[]): Hono<AppEnv> {
       route.access === "admin" ? adminGate : accessGate(route.access),
       ...(route.params ? [validate("param", route.params)] : []),
       ...(route.query ? [validate("query", route.query)] : []),
-      ...(route.body ? [bodyLimit({ maxSize: MAX_BODY_BYTES, onError: bodyTooLarge }), validate("json", route.body)] : []),
+      ...(route.body ? [bodyLimit({ maxSize: MAX_BODY_BYTES, onError: bodyTooLarge }), jsonOnly, validate("json", route.body)] : []),
     ];
     app.on(route.method.toUpperCase(), paths, ...chain, handle(route));
   }

@@ -141,3 +141,63 @@ describe("property: random screens", () => {
     );
   });
 });
+
+describe("fuzz: arbitrary bodies and rules", () => {
+  const post = (body: string, contentType = "application/json") =>
+    call("/v1/contracts/screen", {
+      ...auth,
+      method: "POST",
+      headers: { ...(auth.headers as Record<string, string>), "Content-Type": contentType },
+      body,
+    });
+
+  it("any JSON body is answered 200 or 400 with the envelope, never 500", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.jsonValue({ maxDepth: 3 }), async (body) => {
+        const res = await post(JSON.stringify(body));
+        expect([200, 400], JSON.stringify(body).slice(0, 200)).toContain(res.status);
+        if (res.status === 400) expect((await res.json()) as object).toMatchObject({ error: expect.stringMatching(/^invalid_/) });
+        else await res.arrayBuffer();
+      }),
+      { numRuns: 60, seed: 1123 },
+    );
+  });
+
+  it("rules with any accepted or random field, operation and value are answered 200 or 400, never 500", async () => {
+    const names = ["strike", "symbols", "dte", "earnings", "sector", "moneyness", "lastTradeDate", "call", "expiration", "x"];
+    const operations = [
+      "gt",
+      "==",
+      "like",
+      "in",
+      "exclude",
+      "excludeEarnings",
+      "cleanupLiquidity",
+      "lastTradeToday",
+      "lastTradeRecent",
+      "strikeFilter",
+      "sort",
+      "neq",
+    ];
+    const rule = fc.record({
+      field: fc.constantFrom(...names),
+      operation: fc.constantFrom(...operations),
+      value: fc.jsonValue({ maxDepth: 1 }),
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.array(rule, { maxLength: 4 }), async (filters) => {
+        const res = await post(JSON.stringify({ filters }));
+        expect([200, 400], JSON.stringify(filters).slice(0, 300)).toContain(res.status);
+        await res.arrayBuffer();
+      }),
+      { numRuns: 80, seed: 2311 },
+    );
+  });
+
+  it("a request without a body screens everything; another content type is a 400", async () => {
+    const bare = await call("/v1/contracts/screen", { ...auth, method: "POST" });
+    expect(bare.status).toBe(200);
+    expect(((await bare.json()) as { results: unknown[] }).results).toHaveLength(10);
+    expect((await post("type=put", "application/x-www-form-urlencoded")).status).toBe(400);
+  });
+});

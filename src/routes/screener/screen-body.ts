@@ -69,8 +69,9 @@ function either<T>(body: ScreenBodyInput, name: keyof ScreenBodyInput, alias: ke
 
 function symbolsOf(body: ScreenBodyInput): string[] | undefined {
   const given = [either<string[] | string>(body, "symbols", "tickers"), body.symbol].filter((v) => v !== undefined);
-  if (given.length === 0) return undefined;
-  return given.flatMap((v) => (Array.isArray(v) ? v : v.split(","))).map((s) => s.trim());
+  const names = given.flatMap((v) => (Array.isArray(v) ? v : v.split(","))).map((s) => s.trim());
+  // An empty list restricts nothing, as if the field were absent.
+  return names.some((s) => s !== "") ? names.filter((s) => s !== "") : undefined;
 }
 
 /** The body's top-level bounds as the filter rules they are shorthand for (same validation, same SQL). */
