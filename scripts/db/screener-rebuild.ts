@@ -126,7 +126,8 @@ left join hist h on h.option_symbol = x.option_symbol
 left join eq_stats s on s.symbol = x.underlying
 left join iv_stats iv on iv.symbol = x.underlying
 left join next_earnings ne on ne.symbol = x.underlying
-left join next_dividend nd on nd.symbol = x.underlying`;
+left join next_dividend nd on nd.symbol = x.underlying
+order by x.side, x.expiration, x.delta`;
 
 /** Early-close sessions from the snapshot's year to the longest listing's (LEAPS run about three years). */
 function earlyCloseDays(session: string): string[] {
@@ -137,6 +138,8 @@ function earlyCloseDays(session: string): string[] {
 /**
  * Rebuilds the screener table from the loaded market (after the seed and every loader). One
  * transaction replaces every row, so a reader sees the old table or the new one, never a part.
+ * Rows are written by side, expiration and delta: the common market-wide screens (a side, a DTE
+ * window, a delta band) then read adjacent pages instead of one page per row.
  * `deferIndexes` (an empty table being filled, as in the seed) builds the indexes once afterwards
  * instead of maintaining them row by row; it must not be used while readers are served.
  */

@@ -321,8 +321,8 @@ export const screenerContracts = pgTable(
   },
   (t) => [
     index("screener_symbol_exp_strike_idx").on(t.symbol, t.expiration, t.strike, t.optionKey),
-    index("screener_type_exp_idx").on(t.type, t.expiration),
-    index("screener_annualized_idx").on(t.type, t.annualizedReturn.desc(), t.optionKey),
+    // The table is written in this order (the rebuild sorts), so a side and a DTE window are adjacent pages.
+    index("screener_type_exp_delta_idx").on(t.type, t.expiration, t.delta),
     index("screener_volume_z_idx").on(t.type, t.volumeZScore30d.desc(), t.optionKey),
     index("screener_premium_idx").on(t.premium.desc(), t.optionKey),
   ],
