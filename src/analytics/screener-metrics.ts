@@ -1,4 +1,4 @@
-import type { OptionSide } from "./black-scholes";
+import type { BsmInputs, OptionSide } from "./black-scholes";
 import { normCdf } from "./normal";
 
 /**
@@ -31,20 +31,8 @@ export function annualizedReturn(yieldPct: number, dte: number): number {
   return (yieldPct * 365) / Math.max(dte, 1);
 }
 
-export interface ProbabilityTerms {
-  S: number;
-  K: number;
-  /** Years to expiry. */
-  T: number;
-  r: number;
-  q: number;
-  /** Decimal IV. */
-  sigma: number;
-  side: OptionSide;
-}
-
 /** Risk-neutral probability of expiring out of the money, percent: N(d2) for a put, N(−d2) for a call. */
-export function probabilityOtm({ S, K, T, r, q, sigma, side }: ProbabilityTerms): number {
+export function probabilityOtm({ S, K, T, r, q, sigma, side }: BsmInputs): number {
   const d2 = (Math.log(S / K) + (r - q - 0.5 * sigma * sigma) * T) / (sigma * Math.sqrt(T));
   return normCdf(side === "put" ? d2 : -d2) * 100;
 }
