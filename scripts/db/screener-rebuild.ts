@@ -4,7 +4,10 @@ import { screenerContracts } from "../../src/db/schema";
 import { previousSessions } from "../../src/domain/calendar";
 import { earlyCloses } from "../../src/domain/market-calendar";
 import type { SqlBackend } from "../sql-endpoint/sql-backend";
-import { withIndexesDeferred } from "./deferred-indexes";
+
+const TABLE = "screener_contracts";
+/** The table a rebuild fills before it takes the place of TABLE. */
+const NEXT = `${TABLE}_next`;
 
 /** Sessions before the snapshot's that make the 30-day baselines (today is excluded, ANALYTICS.md §5). */
 const BASELINE_SESSIONS = 30;
@@ -18,7 +21,7 @@ const EARNINGS_NEAR_DAYS = 7;
  * convention: 365-day years to 09:30 ET (AM-settled) or the close (PM-settled) of the expiration day.
  */
 const INSERT_ROWS = `
-insert into screener_contracts (${Object.values(getTableColumns(screenerContracts))
+insert into ${NEXT} (${Object.values(getTableColumns(screenerContracts))
   .map((c) => `"${c.name}"`)
   .join(", ")})
 with m as (select session_date as d, as_of, risk_free_rate as r from market_state where id = 1),
@@ -135,26 +138,45 @@ function earlyCloseDays(session: string): string[] {
   return Array.from({ length: 5 }, (_, i) => earlyCloses(first + i).map((d) => d.date)).flat();
 }
 
+/** The secondary indexes of the live table, as Postgres defines them (the primary key is rebuilt apart). */
+async function secondaryIndexes(backend: SqlBackend): Promise<{ name: string; definition: string }[]> {
+  const { rows } = await backend.typedQuery(
+    `select i.indexname as name, i.indexdef as definition from pg_indexes i
+      where i.schemaname = 'public' and i.tablename = $1
+        and not exists (select 1 from pg_constraint c where c.conname = i.indexname)`,
+    [TABLE],
+  );
+  return rows as { name: string; definition: string }[];
+}
+
 /**
- * Rebuilds the screener table from the loaded market (after the seed and every loader). One
- * transaction replaces every row, so a reader sees the old table or the new one, never a part.
- * Rows are written by side, expiration and delta: the common market-wide screens (a side, a DTE
- * window, a delta band) then read adjacent pages instead of one page per row.
- * `deferIndexes` (an empty table being filled, as in the seed) builds the indexes once afterwards
- * instead of maintaining them row by row; it must not be used while readers are served.
+ * Rebuilds the screener table from the loaded market (after the seed and every loader): fills a
+ * second table, indexes it once (far cheaper than maintaining indexes row by row), then swaps it
+ * in by renames in one transaction, so a reader sees the old table or the new one, never a part,
+ * and waits at most for the swap itself. Rows are written by side, expiration and delta: the
+ * common market-wide screens (a side, a DTE window, a delta band) then read adjacent pages.
  */
-export async function rebuildScreener(backend: SqlBackend, options: { deferIndexes?: boolean } = {}): Promise<number> {
+export async function rebuildScreener(backend: SqlBackend): Promise<number> {
   const { rows } = await backend.typedQuery("select session_date::text as d from market_state where id = 1");
   const session = rows[0]?.d as string | undefined;
   if (!session) return 0;
   const baselineFrom = previousSessions(session, BASELINE_SESSIONS + 1)[0] as string;
-  const rebuild = () =>
-    backend.transaction({}, async (query) => {
-      await query("delete from screener_contracts", []);
-      const inserted = await query(INSERT_ROWS, [baselineFrom, `{${earlyCloseDays(session).join(",")}}`]);
-      return inserted.rowCount ?? 0;
-    });
-  const count = options.deferIndexes ? await withIndexesDeferred(backend, ["screener_contracts"], rebuild) : await rebuild();
-  await backend.exec("analyze screener_contracts");
-  return count;
+  const indexes = await secondaryIndexes(backend);
+  // A rebuild cut short leaves its table behind; this one starts afresh.
+  await backend.exec(`drop table if exists ${NEXT}; create table ${NEXT} (like ${TABLE} including defaults including constraints)`);
+  const inserted = await backend.query(INSERT_ROWS, [baselineFrom, `{${earlyCloseDays(session).join(",")}}`]);
+  await backend.exec(`alter table ${NEXT} add constraint ${NEXT}_pkey primary key (option_key)`);
+  for (const index of indexes) {
+    const onNext = index.definition.replace(`INDEX ${index.name} ON public.${TABLE} `, `INDEX ${index.name}_next ON public.${NEXT} `);
+    if (onNext === index.definition) throw new Error(`unexpected index definition: ${index.definition}`);
+    await backend.exec(onNext);
+  }
+  await backend.exec(`analyze ${NEXT}`);
+  await backend.transaction({}, async (query) => {
+    await query(`drop table ${TABLE}`, []);
+    await query(`alter table ${NEXT} rename to ${TABLE}`, []);
+    await query(`alter table ${TABLE} rename constraint ${NEXT}_pkey to ${TABLE}_pkey`, []);
+    for (const index of indexes) await query(`alter index ${index.name}_next rename to ${index.name}`, []);
+  });
+  return inserted.rowCount ?? 0;
 }

@@ -124,7 +124,7 @@ export async function seedMarket(backend: SqlBackend, options: SeedOptions): Pro
     "insert into market_state (id, version, as_of, session_date, risk_free_rate, source) values (1, $1, $2, $3, $4, $5)",
     [Date.now(), ctx.asOf, sessionDate, DEFAULT_RISK_FREE_RATE, `synthetic:${options.size}:seed=${options.seed}`],
   );
-  await rebuildScreener(backend, { deferIndexes: true });
+  await rebuildScreener(backend);
   // VACUUM too: a bulk-loaded table has no visibility map, so without it no index-only scan is
   // chosen (the capped flow count then walks 1.3M index entries through a bitmap instead of 10,000).
   await backend.exec("vacuum analyze");
