@@ -120,3 +120,9 @@ export function sessionCloseAt(isoDate: string): Date {
   const { hours, minutes } = closeTime(isoDate);
   return newYorkInstant(isoDate, hours, minutes);
 }
+
+/** A `YYYY-MM-DD` string naming a day that exists (no 2026-02-30). */
+export function isCalendarDate(value: string): boolean {
+  const ms = Date.parse(`${value}T00:00:00Z`);
+  return /^\d{4}-\d{2}-\d{2}$/.test(value) && Number.isFinite(ms) && new Date(ms).toISOString().slice(0, 10) === value;
+}

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isCalendarDate } from "../domain/calendar";
 import { ApiError } from "./errors";
 
 const NUMERIC = /^\s*-?\d+(\.\d+)?\s*$/;
@@ -28,14 +29,7 @@ export function numberParam(doc: ParamDoc, bounds: { min?: number; max?: number 
 }
 
 /** An optional calendar date `YYYY-MM-DD` that exists. */
-export const dateParam = z
-  .string()
-  .regex(DATE, "must be YYYY-MM-DD")
-  .refine((v) => {
-    const ms = Date.parse(`${v}T00:00:00Z`);
-    return Number.isFinite(ms) && new Date(ms).toISOString().slice(0, 10) === v;
-  }, "is not a calendar date")
-  .optional();
+export const dateParam = z.string().regex(DATE, "must be YYYY-MM-DD").refine(isCalendarDate, "is not a calendar date").optional();
 
 /**
  * The value of a parameter that has an alias: either name may be used; both with different

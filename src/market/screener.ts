@@ -9,7 +9,7 @@ export const SCREENER_COUNT_CAP = 1000;
 
 export type ScreenerRow = typeof screenerContracts.$inferSelect;
 
-export interface ScreenResult {
+interface ScreenResult {
   rows: ScreenerRow[];
   /** Matches up to the cap; null when counting ran out of its budget. */
   count: number | null;

@@ -1,5 +1,5 @@
 import { and, sql, type SQL } from "drizzle-orm";
-import { addDays } from "../domain/calendar";
+import { addDays, isCalendarDate } from "../domain/calendar";
 import { TICKER } from "../domain/symbols";
 import { screenerContracts as t } from "../db/schema";
 import { ApiError } from "../http/errors";
@@ -13,13 +13,10 @@ export interface FilterRule {
   value?: unknown;
 }
 
-/** What a screen compiles to: its conditions, its order (option key last) and whether one underlying is pinned. */
+/** What a screen compiles to: its conditions and its order (option key last). */
 export interface CompiledScreen {
   where: SQL | undefined;
   orderBy: SQL[];
-  /** Sort rules were given (else the default order applies). */
-  sorted: boolean;
-  pinnedSymbol: string | undefined;
 }
 
 export interface ScreenClock {
@@ -31,12 +28,11 @@ export interface ScreenClock {
   startOfToday: Date;
 }
 
-export const MAX_LIST_ITEMS = 500;
+const MAX_LIST_ITEMS = 500;
 const MAX_TEXT_LENGTH = 200;
 const DEFAULT_CLEANUP_SPREAD_PCT = 25;
 const DEFAULT_RECENT_DAYS = 3;
 const NUMERIC = /^\s*-?\d+(\.\d+)?\s*$/;
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /** A JSON number or a plain decimal string; NaN for anything else. */
 const numeric = (value: unknown) =>
@@ -45,11 +41,6 @@ const omitted = (value: unknown) => value === undefined || value === null || val
 
 const bad = (message: string) => new ApiError("invalid_body", message);
 const show = (value: unknown) => JSON.stringify(value)?.slice(0, 40) ?? String(value);
-
-function isCalendarDate(v: string): boolean {
-  const ms = Date.parse(`${v}T00:00:00Z`);
-  return DATE.test(v) && Number.isFinite(ms) && new Date(ms).toISOString().slice(0, 10) === v;
-}
 
 const EXPECTED: Record<ScreenerField["type"], string> = {
   number: "a number",
@@ -275,7 +266,5 @@ export function compileScreen(rules: readonly FilterRule[], clock: ScreenClock):
   return {
     where: and(...where),
     orderBy: [...(order.length ? order : defaults), sql`${t.optionKey} asc`],
-    sorted: order.length > 0,
-    pinnedSymbol: pinned,
   };
 }

@@ -3,7 +3,7 @@ import { ApiError } from "../../http/errors";
 import type { FilterRule } from "../../screener/compile";
 
 /** Bounds on what one screen may ask for (docs/decisions.md). */
-export const MAX_FILTERS = 50;
+const MAX_FILTERS = 50;
 /** Deepest page served: offsets beyond it would scan more than any screen should. */
 export const MAX_PAGE = 1000;
 const MAX_DTE = 3650;

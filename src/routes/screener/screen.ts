@@ -10,9 +10,9 @@ import { compileScreen } from "../../screener/compile";
 import { fieldTableMarkdown, operationTableMarkdown } from "../../screener/reference";
 import { MAX_PAGE, ScreenBody, topLevelRules, type ScreenBodyInput } from "./screen-body";
 
-export const DEFAULT_PAGE_SIZE = 10;
+const DEFAULT_PAGE_SIZE = 10;
 /** Page size cap and result cap, whatever the plan (spec). */
-export const MAX_PAGE_SIZE = 100;
+const MAX_PAGE_SIZE = 100;
 
 const num = (description: string) => z.number().describe(`${description} 0 when the row cannot define it.`);
 const str = (description: string) => z.string().nullable().describe(`${description} Null when the underlying has none.`);
@@ -86,7 +86,7 @@ export const ScreenerRowSchema = z.object({
   priceToEarningsScore: z.int(),
   priceToBookScore: z.int(),
 });
-export type ScreenerResultRow = z.infer<typeof ScreenerRowSchema>;
+type ScreenerResultRow = z.infer<typeof ScreenerRowSchema>;
 
 export const ScreenerResponseSchema = z.object({
   count: z
