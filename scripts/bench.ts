@@ -6,12 +6,12 @@ import { startNeonHttpServer } from "./sql-endpoint/neon-http-server";
 import { openBackend } from "./sql-endpoint/sql-backend";
 import { startWorker, waitUntilUp } from "./lib/worker-process";
 import { database, useNeonEndpoint } from "../src/db/client";
-import { addDays, newYorkInstant, todayInNewYork } from "../src/domain/calendar";
+import { addDays, todayInNewYork } from "../src/domain/calendar";
 import { benchGex } from "../src/analytics/gex-bench";
 import { chainPageQuery } from "../src/market/chain";
 import { optionQuotesQuery } from "../src/market/option-quotes";
 import { screenCountQuery, screenPageQuery } from "../src/market/screener";
-import { topLevelRules, type ScreenBodyInput } from "../src/routes/screener/screen-body";
+import { screenRules, type ScreenBodyInput } from "../src/routes/screener/screen-body";
 import { compileScreen } from "../src/screener/compile";
 import type { SqlBackend } from "./sql-endpoint/sql-backend";
 import { freePort } from "./lib/free-port";
@@ -252,10 +252,8 @@ async function reportRawSql(
       : "";
     console.log(`  ${label}: ${sqlMs.toFixed(2)} ms direct, ${httpMs.toFixed(2)} ms over HTTP${ratio}`);
   }
-  const clock = { today, now: new Date(), startOfToday: newYorkInstant(today, 0) };
   const screens = Object.entries(SCREENS).flatMap(([name, body]) => {
-    const input = body as ScreenBodyInput;
-    const screen = compileScreen([...topLevelRules(input), ...(input.filters ?? [])], clock);
+    const screen = compileScreen(screenRules(body as ScreenBodyInput), new Date());
     return [
       [`screen ${name}: page of 10 + 1`, screenPageQuery(db, screen, 11, 0).toSQL()],
       [`screen ${name}: capped count`, screenCountQuery(db, screen).toSQL()],

@@ -2,14 +2,15 @@ import { z } from "zod";
 import { isCalendarDate } from "../domain/calendar";
 import { ApiError } from "./errors";
 
-const NUMERIC = /^\s*-?\d+(\.\d+)?\s*$/;
+/** A plain decimal number as text: no hex, exponents or NaN. */
+export const DECIMAL_TEXT = /^\s*-?\d+(\.\d+)?\s*$/;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /** Blank values mean "not given"; anything that is not a plain decimal number fails (no hex, exponents or NaN). */
 function numericText(value: unknown): unknown {
   if (typeof value !== "string") return value;
   if (value.trim() === "") return undefined;
-  return NUMERIC.test(value) ? value : "not-a-number";
+  return DECIMAL_TEXT.test(value) ? value : "not-a-number";
 }
 
 /** What the API description says of a parameter: its text and, when it has one, its default. */

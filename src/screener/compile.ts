@@ -1,8 +1,9 @@
 import { and, sql, type SQL } from "drizzle-orm";
-import { addDays, isCalendarDate } from "../domain/calendar";
+import { addDays, isCalendarDate, newYorkInstant, todayInNewYork } from "../domain/calendar";
 import { TICKER } from "../domain/symbols";
 import { screenerContracts as t } from "../db/schema";
 import { ApiError } from "../http/errors";
+import { DECIMAL_TEXT } from "../http/query-params";
 import { screenerField, type ScreenerField } from "./fields";
 import { COMPARISONS, SORT_DIRECTIONS, UNSUPPORTED_OPERATIONS, type Comparison } from "./operations";
 
@@ -19,7 +20,7 @@ export interface CompiledScreen {
   orderBy: SQL[];
 }
 
-export interface ScreenClock {
+interface ScreenClock {
   /** Today in America/New_York, YYYY-MM-DD. */
   today: string;
   /** The request's instant. */
@@ -32,11 +33,10 @@ const MAX_LIST_ITEMS = 500;
 const MAX_TEXT_LENGTH = 200;
 const DEFAULT_CLEANUP_SPREAD_PCT = 25;
 const DEFAULT_RECENT_DAYS = 3;
-const NUMERIC = /^\s*-?\d+(\.\d+)?\s*$/;
 
 /** A JSON number or a plain decimal string; NaN for anything else. */
 const numeric = (value: unknown) =>
-  typeof value === "number" ? value : typeof value === "string" && NUMERIC.test(value) ? Number(value) : NaN;
+  typeof value === "number" ? value : typeof value === "string" && DECIMAL_TEXT.test(value) ? Number(value) : NaN;
 const omitted = (value: unknown) => value === undefined || value === null || value === "";
 
 const bad = (message: string) => new ApiError("invalid_body", message);
@@ -253,7 +253,9 @@ function pinnedSymbol(rules: readonly FilterRule[]): string | undefined {
  * turn, else option key (or, with one underlying pinned, expiration, strike); the option key always
  * ends the order, so pages are stable.
  */
-export function compileScreen(rules: readonly FilterRule[], clock: ScreenClock): CompiledScreen {
+export function compileScreen(rules: readonly FilterRule[], now: Date): CompiledScreen {
+  const today = todayInNewYork(now);
+  const clock: ScreenClock = { now, today, startOfToday: newYorkInstant(today, 0) };
   const where: SQL[] = [];
   const order: SQL[] = [];
   for (const rule of rules) {

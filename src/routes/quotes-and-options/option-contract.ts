@@ -2,6 +2,7 @@ import { z } from "zod";
 import { daysBetween } from "../../domain/calendar";
 import { isoTimestamp } from "../../db/timestamps";
 import type { OptionQuoteRow } from "../../market/option-quotes";
+import { round } from "../../domain/round";
 
 /** The "Option contract quote" of the spec; used by the single, batch and chain endpoints. */
 export const OptionQuoteSchema = z.object({
@@ -29,8 +30,6 @@ export const OptionQuoteSchema = z.object({
 });
 
 export type OptionQuote = z.infer<typeof OptionQuoteSchema>;
-
-const round = (x: number | null, places: number): number | null => (x === null ? null : Math.round(x * 10 ** places) / 10 ** places);
 
 /**
  * Field rules: mid only for a two-sided market; spreadPercent = (ask − bid) / mid × 100, signed

@@ -75,7 +75,7 @@ function symbolsOf(body: ScreenBodyInput): string[] | undefined {
 }
 
 /** The body's top-level bounds as the filter rules they are shorthand for (same validation, same SQL). */
-export function topLevelRules(body: ScreenBodyInput): FilterRule[] {
+function topLevelRules(body: ScreenBodyInput): FilterRule[] {
   const rules: FilterRule[] = [];
   const add = (field: string, operation: string, value: unknown) => {
     if (value !== undefined) rules.push({ field, operation, value });
@@ -102,4 +102,9 @@ export function topLevelRules(body: ScreenBodyInput): FilterRule[] {
   add("yieldPercent", "gte", either(body, "yieldPercentMin", "minYieldPercent"));
   add("bidAskSpreadPct", "lte", either(body, "bidAskSpreadPctMax", "maxBidAskSpreadPct"));
   return rules;
+}
+
+/** Every rule of a screen: the top-level bounds, then the body's filters in their order. */
+export function screenRules(body: ScreenBodyInput): FilterRule[] {
+  return [...topLevelRules(body), ...(body.filters ?? [])];
 }

@@ -1,14 +1,14 @@
 import { z } from "zod";
-import { newYorkInstant } from "../../domain/calendar";
+import { round } from "../../domain/round";
 import { marketDatabase } from "../../db/for-request";
 import { isoTimestamp } from "../../db/timestamps";
 import { intParam } from "../../http/query-params";
-import { requestNow, requestToday } from "../../http/request-clock";
+import { requestNow } from "../../http/request-clock";
 import { defineRoute } from "../../http/route";
 import { runScreen, SCREENER_COUNT_CAP, type ScreenerRow } from "../../market/screener";
 import { compileScreen } from "../../screener/compile";
 import { fieldTableMarkdown, operationTableMarkdown } from "../../screener/reference";
-import { MAX_PAGE, ScreenBody, topLevelRules, type ScreenBodyInput } from "./screen-body";
+import { MAX_PAGE, ScreenBody, screenRules, type ScreenBodyInput } from "./screen-body";
 
 const DEFAULT_PAGE_SIZE = 10;
 /** Page size cap and result cap, whatever the plan (spec). */
@@ -98,8 +98,8 @@ export const ScreenerResponseSchema = z.object({
 });
 export type ScreenerResponse = z.infer<typeof ScreenerResponseSchema>;
 
-const n = (x: number | null, places = 6) => (x === null ? 0 : Math.round(x * 10 ** places) / 10 ** places);
-const n2 = (x: number | null) => (x === null ? null : Math.round(x * 1e6) / 1e6);
+/** A number the row cannot define is 0 on the wire (docs/screener.md). */
+const n = (x: number | null, places = 6) => round(x, places) ?? 0;
 const midnight = (date: string | null) => (date === null ? null : `${date}T00:00:00.000Z`);
 
 function toRow(r: ScreenerRow): ScreenerResultRow {
@@ -147,7 +147,7 @@ function toRow(r: ScreenerRow): ScreenerResultRow {
     openInterestStdDev30d: n(r.openInterestStdDev30d, 4),
     volumeHistorySamples30d: r.volumeHistorySamples30d,
     openInterestHistorySamples30d: r.openInterestHistorySamples30d,
-    premiumChange1dPct: n2(r.premiumChange1dPct),
+    premiumChange1dPct: round(r.premiumChange1dPct, 6),
     contractScore: n(r.contractScore, 2),
     stockPrice: n(r.stockPrice),
     marketCap: n(r.marketCap, 0),
@@ -210,13 +210,7 @@ export const screenRoute = defineRoute({
   handler: async (c, { query, body }) => {
     const input = body ?? {};
     const { page, pageSize } = pagination(input, query);
-    const now = requestNow(c);
-    const today = requestToday(c);
-    const screen = compileScreen([...topLevelRules(input), ...(input.filters ?? [])], {
-      now,
-      today,
-      startOfToday: newYorkInstant(today, 0),
-    });
+    const screen = compileScreen(screenRules(input), requestNow(c));
     const { rows, count } = await runScreen(
       marketDatabase(c),
       screen,
