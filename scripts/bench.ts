@@ -57,16 +57,8 @@ interface Figures {
   trips: [market: number, control: number];
 }
 
-/** Sequential requests timed one by one (sub-millisecond resolution), then autocannon for throughput. */
-async function measure(
-  base: string,
-  t: Target,
-  keys: string[],
-  samples: number,
-  seconds: number,
-  connections: number,
-  roundTrips: () => [number, number],
-): Promise<Figures> {
+/** How one target's requests are made: the i-th request's path, headers and body. */
+function requester(base: string, t: Target, keys: string[]) {
   // Many simulated clients (a header only, RFC 2544 benchmark range): the per-IP limit of the public routes is not what is measured.
   const headersFor = (i: number) => ({
     "CF-Connecting-IP": `198.18.${(i >> 8) & 255}.${i & 255}`,
@@ -75,38 +67,82 @@ async function measure(
     ...(t.auth ? { Authorization: `Bearer ${keys[i % keys.length]}` } : {}),
   });
   const pathFor = (i: number) => (typeof t.path === "string" ? t.path : t.path(i));
-  const expected = t.expect ?? 200;
-  const method = t.body === undefined ? "GET" : "POST";
+  const method: "GET" | "POST" = t.body === undefined ? "GET" : "POST";
   const body = t.body === undefined ? undefined : JSON.stringify(t.body);
-  const latencies: number[] = [];
-  let errors = 0;
-  const tripsBefore = roundTrips();
-  for (let i = 0; i < samples; i++) {
+  const expected = t.expect ?? 200;
+  /** One request, timed (sub-millisecond resolution); whether it had the expected status. */
+  const timed = async (i: number): Promise<{ ms: number; ok: boolean }> => {
     const started = performance.now();
     const res = await fetch(base + pathFor(i), { method, body, headers: headersFor(i) });
     await res.arrayBuffer();
-    latencies.push(performance.now() - started);
-    if (res.status !== expected) errors++;
+    return { ms: performance.now() - started, ok: res.status === expected };
+  };
+  return { headersFor, pathFor, method, body, expected, timed };
+}
+
+/**
+ * Latency: `samples` rounds, each one request to every target in turn, so a slow stretch of a
+ * noisy machine falls on all endpoints alike and their medians compare. Round trips are counted
+ * around each request (requests are sequential, so the counts are the request's own).
+ */
+async function measureLatency(
+  base: string,
+  targets: Target[],
+  keys: string[],
+  samples: number,
+  roundTrips: () => [number, number],
+): Promise<Omit<Figures, "rps">[]> {
+  const requesters = targets.map((t) => requester(base, t, keys));
+  const latencies = targets.map(() => [] as number[]);
+  const trips = targets.map(() => [0, 0] as [number, number]);
+  const errors = targets.map(() => 0);
+  for (let i = 0; i < samples; i++) {
+    for (const [k, r] of requesters.entries()) {
+      const before = roundTrips();
+      const { ms, ok } = await r.timed(i);
+      const after = roundTrips();
+      latencies[k]!.push(ms);
+      trips[k]![0] += after[0] - before[0];
+      trips[k]![1] += after[1] - before[1];
+      if (!ok) errors[k]!++;
+    }
   }
-  const tripsAfter = roundTrips();
-  const trips: [number, number] = [(tripsAfter[0] - tripsBefore[0]) / samples, (tripsAfter[1] - tripsBefore[1]) / samples];
-  latencies.sort((a, b) => a - b);
+  return latencies.map((l, k) => {
+    l.sort((a, b) => a - b);
+    return {
+      p50: percentile(l, 50),
+      p99: percentile(l, 99),
+      trips: [trips[k]![0] / samples, trips[k]![1] / samples] as [number, number],
+      errors: errors[k]!,
+    };
+  });
+}
+
+/** Throughput of one target from autocannon; returns requests/s and failed requests. */
+async function measureThroughput(
+  base: string,
+  t: Target,
+  keys: string[],
+  samples: number,
+  seconds: number,
+  connections: number,
+): Promise<{ rps: number; errors: number }> {
+  const r = requester(base, t, keys);
   const load = await autocannon({
     url: base,
     duration: seconds,
     connections,
-    // Paths continue after the sequential phase's, so a per-request query stays new here too.
-    requests: Array.from({ length: 4096 }, (_, i) => ({ method, body, path: pathFor(samples + i), headers: headersFor(i) })),
+    // Paths continue after the latency phase's, so a per-request query stays new here too.
+    requests: Array.from({ length: 4096 }, (_, i) => ({
+      method: r.method,
+      body: r.body,
+      path: r.pathFor(samples + i),
+      headers: r.headersFor(i),
+    })),
     expectBody: undefined,
   });
-  const unexpected = expected === 200 ? load.non2xx : 0;
-  return {
-    p50: percentile(latencies, 50),
-    p99: percentile(latencies, 99),
-    rps: load.requests.average,
-    errors: errors + load.errors + load.timeouts + unexpected,
-    trips,
-  };
+  const unexpected = r.expected === 200 ? load.non2xx : 0;
+  return { rps: load.requests.average, errors: load.errors + load.timeouts + unexpected };
 }
 
 interface MarketTargets {
@@ -321,9 +357,17 @@ async function main(): Promise<void> {
     );
     const market = await marketTargets(backend);
     const targets = [FLOOR, ...[...TARGETS, ...market.targets].filter((t) => !only || t.name.includes(only))];
-    await measure(worker.url, FLOOR, keys, 200, 2, connections, roundTrips);
+    // Warm-up: every key once (its first use reads the control database), and the floor.
+    const warm = requester(worker.url, { name: "warm-up", path: "/v1/usage", auth: true }, keys);
+    for (let i = 0; i < keys.length; i++) await warm.timed(i);
+    await measureLatency(worker.url, [FLOOR], keys, 200, roundTrips);
+    const latency = await measureLatency(worker.url, targets, keys, samples, roundTrips);
     const results: [Target, Figures][] = [];
-    for (const t of targets) results.push([t, await measure(worker.url, t, keys, samples, seconds, connections, roundTrips)]);
+    for (const [k, t] of targets.entries()) {
+      const load = await measureThroughput(worker.url, t, keys, samples, seconds, connections);
+      const l = latency[k]!;
+      results.push([t, { p50: l.p50, p99: l.p99, trips: l.trips, rps: load.rps, errors: l.errors + load.errors }]);
+    }
     const floor = results[0]![1];
     console.log(
       "endpoint".padEnd(38) +

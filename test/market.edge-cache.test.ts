@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { addDays, todayInNewYork } from "../src/domain/calendar";
 import { expirationsRoute } from "../src/routes/quotes-and-options/expirations";
+import { ivContextRoute } from "../src/routes/volatility/iv-context";
 import { bearer, newAccount } from "./support/accounts";
 import { contractBody } from "./support/contract";
 import { READ_PER_REQUEST, sampleRequests } from "./support/sample-requests";
@@ -64,6 +66,23 @@ describe("the market snapshot at the edge", () => {
     expect(await asOf()).not.toBe(told);
   });
 
+  it("refreshes a copy older than 30 s behind the response: that request is not held up, the next one serves the load", async () => {
+    const auth = bearer((await newAccount()).keys[0]!.key);
+    const { env, trips } = countedMarket();
+    const asOf = async () => (await contractBody(expirationsRoute, await callWith(env, "/v1/expirations/SPY", auth))).asOf;
+    await bumpMarketVersion();
+    const told = await asOf();
+    await marketSql().query("update market_state set version = version + 1, as_of = now() + interval '1 minute'");
+    const shared = await testEnv.MARKET_CACHE.get<{ readAt: number }>("market:snapshot", "json");
+    await testEnv.MARKET_CACHE.put("market:snapshot", JSON.stringify({ ...shared, readAt: Date.now() - 30_001 }));
+    await new Promise((r) => setTimeout(r, 2_100));
+    const before = await trips();
+    expect(await asOf()).toBe(told);
+    // Its one round trip was the snapshot read behind it (the schedule itself came from memory).
+    expect(await trips()).toBe(before + 1);
+    expect(await asOf()).not.toBe(told);
+  });
+
   it("never serves a schedule cached for an older snapshot as current", async () => {
     const auth = bearer((await newAccount()).keys[0]!.key);
     await bumpMarketVersion();
@@ -85,5 +104,55 @@ describe("the market snapshot at the edge", () => {
       expect((await callWith(env, path, init(auth))).status, path).toBe(200);
       if (!READ_PER_REQUEST.has(route.operationId)) expect(await trips(), `${path} warm`).toBe(cold);
     }
+  });
+
+  it("renders a warm response once: stored gzip bytes for a client that takes gzip, the same JSON as text for one that does not", async () => {
+    const key = (await newAccount()).keys[0]!.key;
+    const auth = bearer(key);
+    await bumpMarketVersion();
+    const path = "/v1/chain/SPY?maxDte=60&limit=40";
+    const plain = await callWith({}, path, auth);
+    const text = await plain.text();
+    expect(plain.headers.get("Content-Encoding")).toBeNull();
+    expect(plain.headers.get("Vary")).toBe("Accept-Encoding");
+    for (const accept of ["gzip", "br, gzip;q=0.5", "*", "GZIP , deflate"]) {
+      const res = await callWith({}, path, bearer(key, { "Accept-Encoding": accept }));
+      expect(res.headers.get("Content-Encoding"), accept).toBe("gzip");
+      expect(res.headers.get("Content-Type")).toBe("application/json");
+      expect(res.headers.get("X-RateLimit-Limit")).not.toBeNull();
+      const inflated = await new Response(res.body!.pipeThrough(new DecompressionStream("gzip"))).text();
+      expect(inflated, accept).toBe(text);
+    }
+    for (const accept of ["gzip;q=0", "identity", "*;q=0", "deflate, *;q=0.1, gzip;q=0"]) {
+      const res = await callWith({}, path, bearer(key, { "Accept-Encoding": accept }));
+      expect(res.headers.get("Content-Encoding"), accept).toBeNull();
+      expect(await res.text(), accept).toBe(text);
+    }
+    // A small body is sent as it is.
+    const small = await callWith({}, "/v1/iv/SPY", bearer(key, { "Accept-Encoding": "gzip" }));
+    expect(small.headers.get("Content-Encoding")).toBeNull();
+    await contractBody(ivContextRoute, small);
+  });
+
+  it("keeps rendered responses apart by path and query, today and snapshot", async () => {
+    const auth = bearer((await newAccount()).keys[0]!.key);
+    await bumpMarketVersion();
+    const near = await contractBody(expirationsRoute, await callWith({}, "/v1/expirations/SPY?maxDte=30", auth));
+    const far = await contractBody(expirationsRoute, await callWith({}, "/v1/expirations/SPY?maxDte=400", auth));
+    expect(far.expirations.length).toBeGreaterThan(near.expirations.length);
+    expect((await contractBody(expirationsRoute, await callWith({}, "/v1/expirations/SPY?maxDte=30", auth))).expirations).toEqual(
+      near.expirations,
+    );
+    // Another day (a replay's pinned clock): its own DTEs, not the cached ones.
+    const tomorrow = addDays(todayInNewYork(), 1);
+    const replay = await contractBody(
+      expirationsRoute,
+      await callWith({ MARKET_CLOCK: `${tomorrow}T15:00:00Z` }, "/v1/expirations/SPY?maxDte=30", auth),
+    );
+    expect(replay.expirations[0]!.dte).toBe(near.expirations.find((e) => e.expiration === replay.expirations[0]!.expiration)!.dte - 1);
+    // A new load: a new snapshot time, never the rendered body of the old one.
+    await bumpMarketVersion();
+    const reloaded = await contractBody(expirationsRoute, await callWith({}, "/v1/expirations/SPY?maxDte=30", auth));
+    expect(reloaded.asOf).not.toBe(near.asOf);
   });
 });

@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../app-env";
 import type { Database } from "../db/client";
+import { marketDatabase } from "../db/for-request";
 import { snapshotQuery } from "./snapshot";
 
 /** The loaded market snapshot: its version (every cache of market data is keyed by it) and time. */
@@ -18,22 +19,38 @@ interface Shared extends MarketSnapshot {
 const MEMORY_TTL_MS = 2_000;
 /** How old a KV copy may be before it is read from Postgres again: with the memory TTL, the edge's staleness bound (≤ 60 s). */
 const SHARED_MAX_AGE_MS = 55_000;
+/** From this age on, a request served from the copy also refreshes it behind its response: under traffic none waits for the read. */
+const REFRESH_AFTER_MS = 30_000;
 const KEY = "market:snapshot";
 
 let memory: (Shared & { seenAt: number }) | undefined;
+/** This isolate's refresh under way, if any: one at a time. */
+let refreshing: Promise<unknown> | undefined;
 
 /**
  * The snapshot as the edge knows it, without a database round trip when warm: this isolate's
  * copy (2 s), else KV's (read from Postgres at most 55 s ago), else null — the caller then reads
  * it from Postgres in the same round trip as its own statements and hands it to `rememberSnapshot`.
+ * A copy older than 30 s is refreshed behind the response.
  */
 export async function cachedSnapshot(c: Context<AppEnv>): Promise<MarketSnapshot | null> {
   const now = Date.now();
-  if (memory && now - memory.seenAt < MEMORY_TTL_MS) return memory;
+  if (memory && now - memory.seenAt < MEMORY_TTL_MS) return refreshedBehind(c, memory, now);
   const shared = await c.env.MARKET_CACHE.get<Shared>(KEY, "json");
   if (!shared || now - shared.readAt >= SHARED_MAX_AGE_MS) return null;
   memory = { ...shared, seenAt: now };
-  return shared;
+  return refreshedBehind(c, shared, now);
+}
+
+function refreshedBehind(c: Context<AppEnv>, copy: Shared, now: number): MarketSnapshot {
+  if (now - copy.readAt >= REFRESH_AFTER_MS && !refreshing) {
+    // A failed read changes nothing: the copy ages out and a request reads it in its own round trip.
+    refreshing = refreshSnapshot(c, marketDatabase(c))
+      .catch(() => undefined)
+      .finally(() => (refreshing = undefined));
+    c.executionCtx.waitUntil(refreshing);
+  }
+  return copy;
 }
 
 /** Keeps a snapshot just read from Postgres in this isolate and in KV, for every edge. */

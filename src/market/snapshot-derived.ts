@@ -28,12 +28,12 @@ const cacheKey = (name: string, version: number) => `${name}:v${version}`;
 const MEMORY_BUDGET_CHARS = 8_000_000;
 
 /**
- * This isolate's copy of what each market cache namespace holds (a test may hand the Worker
- * another namespace, which must then look empty).
+ * This isolate's copy of what each market cache namespace holds, values and rendered responses
+ * under one budget (a test may hand the Worker another namespace, which must then look empty).
  */
 const memories = new WeakMap<KVNamespace, LruMemory>();
 
-function memoryOf(cache: KVNamespace): LruMemory {
+export function memoryOf(cache: KVNamespace): LruMemory {
   let memory = memories.get(cache);
   if (!memory) memories.set(cache, (memory = new LruMemory(MEMORY_BUDGET_CHARS)));
   return memory;

@@ -77,6 +77,11 @@ export interface CalendarPage<T> {
   results: T[];
 }
 
+/** The page size a calendar request asks for, clamped to the plan (with X-Limit-Clamped). */
+export function calendarLimit(c: Context<AppEnv>, q: CalendarQueryInput): number {
+  return clampToPlan(c, q.limit ?? DEFAULT_CALENDAR_LIMIT, c.get("account").limits.maxRows);
+}
+
 /**
  * One page of a calendar's events (already in date, symbol order), continuing after the cursor's
  * position. The cursor is signed and bound to the calendar, its window and filters and the page size.
@@ -86,12 +91,12 @@ export async function calendarPage<E, T>(
   name: string,
   q: CalendarQueryInput & { includeAll?: boolean },
   window: CalendarWindow,
+  limit: number,
   events: readonly E[],
   key: (e: E) => Position,
   wire: (e: E) => T,
 ): Promise<CalendarPage<T>> {
   const secrets = c.get("config").CURSOR_SECRET;
-  const limit = clampToPlan(c, q.limit ?? DEFAULT_CALENDAR_LIMIT, c.get("account").limits.maxRows);
   // Bound to the parameters as sent (not to the dates a default resolves to: a cursor survives midnight).
   const digest = await queryDigest({ name, from: q.from, to: q.to, symbol: q.symbol, includeAll: q.includeAll ?? false, limit });
   let start = 0;

@@ -2,8 +2,8 @@ import { z } from "zod";
 import { booleanParam } from "../../http/query-params";
 import { defineRoute } from "../../http/route";
 import { readDividends, type DividendEvent } from "../../market/calendars";
-import { snapshotDerived } from "../../market/snapshot-derived";
-import { calendarEnvelope, calendarPage, calendarQueryShape, calendarWindow } from "./calendar-query";
+import { snapshotResponse } from "../../market/snapshot-response";
+import { calendarEnvelope, calendarLimit, calendarPage, calendarQueryShape, calendarWindow } from "./calendar-query";
 
 export const DividendEventSchema = z.object({
   symbol: z.string(),
@@ -35,21 +35,27 @@ export const dividendsRoute = defineRoute({
   }),
   response: { description: "One page of the dividend calendar.", schema: DividendsSchema },
   errors: ["invalid_range"],
-  handler: async (c, { query }) => {
+  handler: (c, { query }) => {
     const window = calendarWindow(c, query);
-    const { value: events } = await snapshotDerived(c, `dividends:${window.from}:${window.to}:${window.symbol ?? "*"}`, (db) =>
-      readDividends(db, window),
-    );
-    // A symbol asked for by name is always listed; otherwise coverage decides unless includeAll.
-    const listed = query.includeAll || window.symbol !== undefined ? events : events.filter((e) => e.inCoverage);
-    return calendarPage(
-      c,
-      "dividends",
-      query,
-      window,
-      listed,
-      (e: DividendEvent) => [e.exDate, e.symbol],
-      ({ inCoverage: _, ...e }) => e,
-    );
+    const limit = calendarLimit(c, query);
+    return snapshotResponse(c, {
+      name: `dividends:${window.from}:${window.to}:${window.symbol ?? "*"}`,
+      compute: (db) => readDividends(db, window),
+      vary: `limit=${limit}`,
+      render: ({ value: events }): Promise<Dividends> => {
+        // A symbol asked for by name is always listed; otherwise coverage decides unless includeAll.
+        const listed = query.includeAll || window.symbol !== undefined ? events : events.filter((e) => e.inCoverage);
+        return calendarPage(
+          c,
+          "dividends",
+          query,
+          window,
+          limit,
+          listed,
+          (e: DividendEvent) => [e.exDate, e.symbol],
+          ({ inCoverage: _, ...e }) => e,
+        );
+      },
+    });
   },
 });

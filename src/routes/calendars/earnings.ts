@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { defineRoute } from "../../http/route";
 import { readEarnings, type EarningsEvent } from "../../market/calendars";
-import { snapshotDerived } from "../../market/snapshot-derived";
-import { calendarEnvelope, calendarPage, calendarQueryShape, calendarWindow } from "./calendar-query";
+import { snapshotResponse } from "../../market/snapshot-response";
+import { calendarEnvelope, calendarLimit, calendarPage, calendarQueryShape, calendarWindow } from "./calendar-query";
 
 export const EarningsEventSchema = z.object({
   symbol: z.string(),
@@ -30,19 +30,24 @@ export const earningsRoute = defineRoute({
   query: z.object(calendarQueryShape),
   response: { description: "One page of the earnings calendar.", schema: EarningsSchema },
   errors: ["invalid_range"],
-  handler: async (c, { query }) => {
+  handler: (c, { query }) => {
     const window = calendarWindow(c, query);
-    const { value: events } = await snapshotDerived(c, `earnings:${window.from}:${window.to}:${window.symbol ?? "*"}`, (db) =>
-      readEarnings(db, window),
-    );
-    return calendarPage(
-      c,
-      "earnings",
-      query,
-      window,
-      events,
-      (e: EarningsEvent) => [e.earningsDate, e.symbol],
-      (e) => e,
-    );
+    const limit = calendarLimit(c, query);
+    return snapshotResponse(c, {
+      name: `earnings:${window.from}:${window.to}:${window.symbol ?? "*"}`,
+      compute: (db) => readEarnings(db, window),
+      vary: `limit=${limit}`,
+      render: ({ value: events }): Promise<Earnings> =>
+        calendarPage(
+          c,
+          "earnings",
+          query,
+          window,
+          limit,
+          events,
+          (e: EarningsEvent) => [e.earningsDate, e.symbol],
+          (e) => e,
+        ),
+    });
   },
 });

@@ -7,7 +7,7 @@ import { unknownSymbol } from "../../http/errors";
 import { requestToday } from "../../http/request-clock";
 import { defineRoute } from "../../http/route";
 import { readGexChain, type GexChain } from "../../market/gamma-exposure";
-import { snapshotDerived } from "../../market/snapshot-derived";
+import { snapshotResponse } from "../../market/snapshot-response";
 import { gexWindow, gexWindowParams } from "./gex-window";
 
 const regime = z.enum(["positive", "negative", "neutral"]);
@@ -62,16 +62,21 @@ export const gexRoute = defineRoute({
   query: z.object(gexWindowParams),
   response: { description: "GEX profile.", schema: GexProfileSchema },
   errors: ["not_found", "invalid_range"],
-  handler: async (c, { params, query }) => {
+  handler: (c, { params, query }) => {
     const { from, to } = gexWindow(query, requestToday(c));
-    const { snapshot, value } = await snapshotDerived(c, `gex:${params.symbol}:${from}:${to}`, async (db) => {
-      const { snapshot, value: chain } = await readGexChain(db, params.symbol, from, to);
-      if (!chain.exists) return { snapshot, value: null };
-      const { spot, book } = bookOf(chain);
-      return { snapshot, value: { spot, ...gexProfile(book, spot) } };
+    return snapshotResponse(c, {
+      name: `gex:${params.symbol}:${from}:${to}`,
+      compute: async (db) => {
+        const { snapshot, value: chain } = await readGexChain(db, params.symbol, from, to);
+        if (!chain.exists) return { snapshot, value: null };
+        const { spot, book } = bookOf(chain);
+        return { snapshot, value: { spot, ...gexProfile(book, spot) } };
+      },
+      render: ({ snapshot, value }): GexProfileBody => {
+        if (value === null) throw unknownSymbol(params.symbol);
+        const { spot, ...profile } = value;
+        return { symbol: params.symbol, stockPrice: spot, asOf: isoTimestamp(snapshot.asOf), ...profile, disclaimer: GEX_DISCLAIMER };
+      },
     });
-    if (value === null) throw unknownSymbol(params.symbol);
-    const { spot, ...profile } = value;
-    return { symbol: params.symbol, stockPrice: spot, asOf: isoTimestamp(snapshot.asOf), ...profile, disclaimer: GEX_DISCLAIMER };
   },
 });

@@ -8,7 +8,7 @@ import { numberParam } from "../../http/query-params";
 import { requestToday } from "../../http/request-clock";
 import { defineRoute } from "../../http/route";
 import { readGexChain } from "../../market/gamma-exposure";
-import { snapshotDerived } from "../../market/snapshot-derived";
+import { snapshotResponse } from "../../market/snapshot-response";
 import { bookOf, GexStrikeSchema } from "./gex";
 import { gexWindow, gexWindowParams } from "./gex-window";
 
@@ -55,33 +55,45 @@ export const gexHeatmapRoute = defineRoute({
   }),
   response: { description: "GEX heatmap.", schema: GexHeatmapSchema },
   errors: ["not_found", "invalid_range"],
-  handler: async (c, { params, query }) => {
+  handler: (c, { params, query }) => {
     const { strikeMin, strikeMax } = query;
     if (strikeMin !== undefined && strikeMax !== undefined && strikeMin > strikeMax) {
       throw new ApiError("invalid_range", `strikeMin (${strikeMin}) is above strikeMax (${strikeMax}).`);
     }
     const { from, to } = gexWindow(query, requestToday(c));
-    const name = `gex-heatmap:${params.symbol}:${from}:${to}:${strikeMin ?? ""}:${strikeMax ?? ""}`;
-    const { snapshot, value } = await snapshotDerived(c, name, async (db) => {
-      const { snapshot, value: chain } = await readGexChain(db, params.symbol, from, to);
-      if (!chain.exists) return { snapshot, value: null };
-      const { spot, book } = bookOf(chain);
-      const { gammaFlip, callWallStrike, putWallStrike } = gexProfile(book, spot);
-      const map = gexHeatmap(book, spot, { strikeMin, strikeMax });
-      return {
-        snapshot,
-        value: { spot, gammaFlip, callWallStrike, putWallStrike, expirations: map.expirations, cells: map.cells, truncated: map.truncated },
-      };
+    return snapshotResponse(c, {
+      name: `gex-heatmap:${params.symbol}:${from}:${to}:${strikeMin ?? ""}:${strikeMax ?? ""}`,
+      compute: async (db) => {
+        const { snapshot, value: chain } = await readGexChain(db, params.symbol, from, to);
+        if (!chain.exists) return { snapshot, value: null };
+        const { spot, book } = bookOf(chain);
+        const { gammaFlip, callWallStrike, putWallStrike } = gexProfile(book, spot);
+        const map = gexHeatmap(book, spot, { strikeMin, strikeMax });
+        return {
+          snapshot,
+          value: {
+            spot,
+            gammaFlip,
+            callWallStrike,
+            putWallStrike,
+            expirations: map.expirations,
+            cells: map.cells,
+            truncated: map.truncated,
+          },
+        };
+      },
+      render: ({ snapshot, value }): GexHeatmapBody => {
+        if (value === null) throw unknownSymbol(params.symbol);
+        const { spot, truncated, ...rest } = value;
+        return {
+          symbol: params.symbol,
+          stockPrice: spot,
+          metric: query.metric ?? "net",
+          asOf: isoTimestamp(snapshot.asOf),
+          ...rest,
+          ...(truncated ? { truncated: true as const } : {}),
+        };
+      },
     });
-    if (value === null) throw unknownSymbol(params.symbol);
-    const { spot, truncated, ...rest } = value;
-    return {
-      symbol: params.symbol,
-      stockPrice: spot,
-      metric: query.metric ?? "net",
-      asOf: isoTimestamp(snapshot.asOf),
-      ...rest,
-      ...(truncated ? { truncated: true as const } : {}),
-    };
   },
 });

@@ -5,7 +5,8 @@ import { STANDARD_LIMITS } from "../../domain/plans";
 import { ApiError } from "../../http/errors";
 import { defineRoute } from "../../http/route";
 import { readOptionQuotes } from "../../market/option-quotes";
-import { parameterKey, snapshotDerived } from "../../market/snapshot-derived";
+import { parameterKey } from "../../market/snapshot-derived";
+import { snapshotResponse } from "../../market/snapshot-response";
 import { OptionQuoteSchema, toOptionQuote } from "./option-contract";
 
 /** What the description states: the limit of the customer plans. */
@@ -47,12 +48,17 @@ export const batchQuotesRoute = defineRoute({
       throw new ApiError("too_many_symbols", `At most ${max} distinct symbols per request; got ${bySymbol.size}.`);
     }
     const symbols = [...bySymbol.keys()].sort();
-    const { value: rows } = await snapshotDerived(c, await parameterKey("option-quotes", symbols), (db) => readOptionQuotes(db, symbols));
-    const today = requestToday(c);
-    const found = new Set(rows.map((r) => r.optionSymbol));
-    return {
-      quotes: rows.map((r) => toOptionQuote(r, today)),
-      missing: [...bySymbol].filter(([canonical]) => !found.has(canonical)).map(([, sent]) => sent),
-    };
+    return snapshotResponse(c, {
+      name: await parameterKey("option-quotes", symbols),
+      compute: (db) => readOptionQuotes(db, symbols),
+      render: ({ value: rows }): BatchQuotes => {
+        const today = requestToday(c);
+        const found = new Set(rows.map((r) => r.optionSymbol));
+        return {
+          quotes: rows.map((r) => toOptionQuote(r, today)),
+          missing: [...bySymbol].filter(([canonical]) => !found.has(canonical)).map(([, sent]) => sent),
+        };
+      },
+    });
   },
 });

@@ -9,7 +9,8 @@ import { clampToPlan } from "../../http/limit-headers";
 import { aliased, dateParam, dteParams, dteWindow, intParam, limitParam, numberParam } from "../../http/query-params";
 import { defineRoute } from "../../http/route";
 import { readChainPage, type ChainFilter, type ChainKey } from "../../market/chain";
-import { parameterKey, snapshotDerived } from "../../market/snapshot-derived";
+import { parameterKey } from "../../market/snapshot-derived";
+import { snapshotResponse } from "../../market/snapshot-response";
 import { decodeCursor, encodeCursor, queryDigest } from "../../pagination/cursor";
 import { OptionQuoteSchema, toOptionQuote } from "./option-contract";
 
@@ -137,23 +138,26 @@ export const chainRoute = defineRoute({
     const position = query.cursor ? chainPosition(await decodeCursor(secrets, query.cursor, digest)) : null;
 
     const after = position?.after ?? null;
-    const name = await parameterKey(`chain:${params.symbol}`, { filter, after, limit, today });
-    const { snapshot, value } = await snapshotDerived(c, name, (db) => readChainPage(db, filter, after, limit));
-    if (!value.exists) throw unknownSymbol(params.symbol);
-    const { rows } = value;
-
-    const page = rows.slice(0, limit);
-    const last = page.at(-1);
-    const spot = position?.spot ?? page[0]?.underlyingPrice ?? value.underlyingPrice ?? 0;
-    const truncated = rows.length > limit;
-    const next: ChainKey | null = truncated && last ? [last.expiration, last.strike, last.side, last.root] : null;
-    return {
-      symbol: params.symbol,
-      underlyingPrice: spot,
-      asOf: isoTimestamp(snapshot.asOf),
-      truncated,
-      nextCursor: next ? await encodeCursor(secrets, [next, spot], digest) : null,
-      contracts: page.map((r) => toOptionQuote(r, today)),
-    };
+    return snapshotResponse(c, {
+      name: await parameterKey(`chain:${params.symbol}`, { filter, after, limit, today }),
+      compute: (db) => readChainPage(db, filter, after, limit),
+      vary: `limit=${limit}`,
+      render: async ({ snapshot, value }): Promise<Chain> => {
+        if (!value.exists) throw unknownSymbol(params.symbol);
+        const page = value.rows.slice(0, limit);
+        const last = page.at(-1);
+        const spot = position?.spot ?? page[0]?.underlyingPrice ?? value.underlyingPrice ?? 0;
+        const truncated = value.rows.length > limit;
+        const next: ChainKey | null = truncated && last ? [last.expiration, last.strike, last.side, last.root] : null;
+        return {
+          symbol: params.symbol,
+          underlyingPrice: spot,
+          asOf: isoTimestamp(snapshot.asOf),
+          truncated,
+          nextCursor: next ? await encodeCursor(secrets, [next, spot], digest) : null,
+          contracts: page.map((r) => toOptionQuote(r, today)),
+        };
+      },
+    });
   },
 });

@@ -7,7 +7,7 @@ import { unknownSymbol } from "../../http/errors";
 import { dteParams, dteWindow } from "../../http/query-params";
 import { defineRoute } from "../../http/route";
 import { readExpirationSchedule } from "../../market/expirations";
-import { snapshotDerived } from "../../market/snapshot-derived";
+import { snapshotResponse } from "../../market/snapshot-response";
 
 const DEFAULT_MAX_DTE = 365;
 
@@ -35,20 +35,23 @@ export const expirationsRoute = defineRoute({
   ),
   response: { description: "Listed expirations in the DTE window.", schema: ExpirationsSchema },
   errors: ["not_found", "invalid_range"],
-  handler: async (c, { params, query }) => {
+  handler: (c, { params, query }) => {
     const window = dteWindow(query, { zeroMaxIsUnset: true });
-    const { snapshot, value: schedule } = await snapshotDerived(c, `expirations:${params.symbol}`, (db) =>
-      readExpirationSchedule(db, params.symbol),
-    );
-    if (!schedule.exists) throw unknownSymbol(params.symbol);
-    const today = requestToday(c);
-    // A window beyond the default maximum (minDte=400) is simply empty.
-    const from = addDays(today, window.min);
-    const to = addDays(today, window.max ?? DEFAULT_MAX_DTE);
-    return {
-      symbol: params.symbol,
-      asOf: isoTimestamp(snapshot.asOf),
-      expirations: schedule.expirations.filter((e) => e >= from && e <= to).map((e) => ({ expiration: e, dte: daysBetween(today, e) })),
-    };
+    return snapshotResponse(c, {
+      name: `expirations:${params.symbol}`,
+      compute: (db) => readExpirationSchedule(db, params.symbol),
+      render: ({ snapshot, value: schedule }): Expirations => {
+        if (!schedule.exists) throw unknownSymbol(params.symbol);
+        const today = requestToday(c);
+        // A window beyond the default maximum (minDte=400) is simply empty.
+        const from = addDays(today, window.min);
+        const to = addDays(today, window.max ?? DEFAULT_MAX_DTE);
+        return {
+          symbol: params.symbol,
+          asOf: isoTimestamp(snapshot.asOf),
+          expirations: schedule.expirations.filter((e) => e >= from && e <= to).map((e) => ({ expiration: e, dte: daysBetween(today, e) })),
+        };
+      },
+    });
   },
 });

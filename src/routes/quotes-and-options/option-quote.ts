@@ -4,8 +4,8 @@ import { formatOcc, parseOcc } from "../../domain/occ";
 import { ApiError } from "../../http/errors";
 import { defineRoute } from "../../http/route";
 import { readOptionQuotes } from "../../market/option-quotes";
-import { snapshotDerived } from "../../market/snapshot-derived";
-import { OptionQuoteSchema, toOptionQuote } from "./option-contract";
+import { snapshotResponse } from "../../market/snapshot-response";
+import { OptionQuoteSchema, toOptionQuote, type OptionQuote } from "./option-contract";
 
 export const optionQuoteRoute = defineRoute({
   method: "get",
@@ -27,10 +27,13 @@ export const optionQuoteRoute = defineRoute({
       );
     }
     const symbol = formatOcc(contract);
-    const {
-      value: [row],
-    } = await snapshotDerived(c, `option-quote:${symbol}`, (db) => readOptionQuotes(db, [symbol]));
-    if (!row) throw new ApiError("not_found", `No option contract ${symbol}.`);
-    return toOptionQuote(row, requestToday(c));
+    return snapshotResponse(c, {
+      name: `option-quote:${symbol}`,
+      compute: (db) => readOptionQuotes(db, [symbol]),
+      render: ({ value: [row] }): OptionQuote => {
+        if (!row) throw new ApiError("not_found", `No option contract ${symbol}.`);
+        return toOptionQuote(row, requestToday(c));
+      },
+    });
   },
 });

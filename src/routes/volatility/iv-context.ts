@@ -3,7 +3,7 @@ import { ivRank } from "../../analytics/iv-rank";
 import { tickerParam } from "../../domain/symbols";
 import { unknownSymbol } from "../../http/errors";
 import { defineRoute } from "../../http/route";
-import { snapshotDerived } from "../../market/snapshot-derived";
+import { snapshotResponse } from "../../market/snapshot-response";
 import { readIvInputs } from "../../market/volatility";
 import { ivPercent } from "./iv-units";
 
@@ -39,25 +39,29 @@ export const ivContextRoute = defineRoute({
   params: z.object({ symbol: tickerParam }),
   response: { description: "IV context.", schema: IvContextSchema },
   errors: ["not_found"],
-  handler: async (c, { params }) => {
-    const { value } = await snapshotDerived(c, `iv:${params.symbol}`, async (db) => {
-      const { snapshot, value: inputs } = await readIvInputs(db, params.symbol);
-      if (!inputs.exists) return { snapshot, value: null };
-      const rank =
-        inputs.sessionDate === null ? null : ivRank({ asOf: inputs.sessionDate, current: inputs.current, history: inputs.history });
-      return {
-        snapshot,
-        value: {
-          currentIV: ivPercent(inputs.current),
-          ivr: rank?.ivr ?? null,
-          ivp: rank?.ivp ?? null,
-          ivHigh52w: ivPercent(rank?.ivHigh52w ?? null),
-          ivLow52w: ivPercent(rank?.ivLow52w ?? null),
-          asOf: inputs.sessionDate,
-        },
-      };
-    });
-    if (value === null) throw unknownSymbol(params.symbol);
-    return { symbol: params.symbol, ...value };
-  },
+  handler: (c, { params }) =>
+    snapshotResponse(c, {
+      name: `iv:${params.symbol}`,
+      compute: async (db) => {
+        const { snapshot, value: inputs } = await readIvInputs(db, params.symbol);
+        if (!inputs.exists) return { snapshot, value: null };
+        const rank =
+          inputs.sessionDate === null ? null : ivRank({ asOf: inputs.sessionDate, current: inputs.current, history: inputs.history });
+        return {
+          snapshot,
+          value: {
+            currentIV: ivPercent(inputs.current),
+            ivr: rank?.ivr ?? null,
+            ivp: rank?.ivp ?? null,
+            ivHigh52w: ivPercent(rank?.ivHigh52w ?? null),
+            ivLow52w: ivPercent(rank?.ivLow52w ?? null),
+            asOf: inputs.sessionDate,
+          },
+        };
+      },
+      render: ({ value }): IvContext => {
+        if (value === null) throw unknownSymbol(params.symbol);
+        return { symbol: params.symbol, ...value };
+      },
+    }),
 });

@@ -3,7 +3,7 @@ import { rankInRange } from "../../analytics/iv-rank";
 import { clampToPlan } from "../../http/limit-headers";
 import { intParam } from "../../http/query-params";
 import { defineRoute } from "../../http/route";
-import { snapshotDerived } from "../../market/snapshot-derived";
+import { snapshotResponse } from "../../market/snapshot-response";
 import { readIvRankings, type IvRankingRow } from "../../market/volatility";
 import { ivPercent } from "./iv-units";
 
@@ -20,6 +20,7 @@ export const TopIvItemSchema = z.object({
   logoUrl: z.string().describe("Image URL."),
 });
 export const TopIvSchema = z.object({ stocks: z.array(TopIvItemSchema) });
+export type TopIv = z.infer<typeof TopIvSchema>;
 export type TopIvItem = z.infer<typeof TopIvItemSchema>;
 
 function toItem(row: IvRankingRow): TopIvItem {
@@ -58,13 +59,17 @@ function rankingRoute(ranking: "iv" | "ivr", path: string, operationId: string, 
     }),
     response: { description: "Ranked stocks.", schema: TopIvSchema },
     errors: [],
-    handler: async (c, { query }) => {
+    handler: (c, { query }) => {
       const limit = clampToPlan(c, Math.min(query.limit ?? DEFAULT_LIMIT, MAX_LIMIT), c.get("account").limits.maxRows);
-      const { value } = await snapshotDerived(c, "iv-rankings", async (db) => {
-        const { snapshot, value: rows } = await readIvRankings(db);
-        return { snapshot, value: rankings(rows.map(toItem)) };
+      return snapshotResponse(c, {
+        name: "iv-rankings",
+        compute: async (db) => {
+          const { snapshot, value: rows } = await readIvRankings(db);
+          return { snapshot, value: rankings(rows.map(toItem)) };
+        },
+        vary: `limit=${limit}`,
+        render: ({ value }): TopIv => ({ stocks: value[ranking].slice(0, limit) }),
       });
-      return { stocks: value[ranking].slice(0, limit) };
     },
   });
 }

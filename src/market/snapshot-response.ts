@@ -1,0 +1,36 @@
+import type { Context } from "hono";
+import type { AppEnv } from "../app-env";
+import type { Database } from "../db/client";
+import { renderedResponse, renderJson, type RenderedJson } from "../http/rendered-json";
+import { requestToday } from "../http/request-clock";
+import { memoryOf, snapshotDerived, type Derived } from "./snapshot-derived";
+import { cachedSnapshot } from "./snapshot-cache";
+
+/** A snapshot-derived value (`snapshotDerived`'s name and computation) and how a response renders it. */
+export interface SnapshotView<T, B> {
+  name: string;
+  compute: (db: Database) => Promise<Derived<T>>;
+  render: (derived: Derived<T>) => B | Promise<B>;
+  /** What the body depends on beyond the request's path and query, today and the snapshot (a plan's clamp). */
+  vary?: string;
+}
+
+/**
+ * The response of a route whose body is a function of the loaded snapshot, the request's path and
+ * query as sent, today in New York and `vary`: rendered (JSON text and gzip) once per isolate and
+ * snapshot version, so a warm request costs a lookup — no rendering, serialisation or
+ * compression. Keyed by the version, so an entry is never served for another snapshot; a body
+ * that fails to render (an unknown symbol) is not kept.
+ */
+export async function snapshotResponse<T, B>(c: Context<AppEnv>, view: SnapshotView<T, B>): Promise<Response> {
+  const url = new URL(c.req.url);
+  const keyOf = (version: number) => `response:${view.name}:v${version}:${requestToday(c)}:${url.pathname}${url.search}#${view.vary ?? ""}`;
+  const memory = memoryOf(c.env.MARKET_CACHE);
+  const known = await cachedSnapshot(c);
+  const hit = known ? memory.get<RenderedJson>(keyOf(known.version)) : undefined;
+  if (hit) return renderedResponse(c, hit);
+  const derived = await snapshotDerived(c, view.name, view.compute);
+  const rendered = await renderJson(await view.render(derived));
+  memory.set(keyOf(derived.snapshot.version), rendered, rendered.size);
+  return renderedResponse(c, rendered);
+}
