@@ -12,6 +12,8 @@ export default defineConfig(async () => {
   // A second endpoint whose database tests stop and start (test/support/database-outage.ts).
   const outagePort = Number(process.env.TEST_OUTAGE_SQL_PORT) || (await freePort());
   process.env.TEST_OUTAGE_SQL_PORT = String(outagePort);
+  // The same database as far away as Neon's region is from the edge (test/node/edge-cache.http.test.ts).
+  process.env.TEST_DISTANT_SQL_PORT = String(Number(process.env.TEST_DISTANT_SQL_PORT) || (await freePort()));
   const vendorPort = Number(process.env.TEST_VENDOR_PORT) || (await freePort());
   process.env.TEST_VENDOR_PORT = String(vendorPort);
   const stripePort = Number(process.env.TEST_STRIPE_PORT) || (await freePort());

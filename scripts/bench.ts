@@ -52,7 +52,8 @@ interface Figures {
   p50: number;
   p99: number;
   rps: number;
-  errors: number;
+  /** Answers other than the expected status, by status (or `timeout`, `socket error`), both phases together. */
+  errors: Record<string, number>;
   /** Database round trips per request in the sequential phase, as the local SQL endpoint counted them: market, control. */
   trips: [market: number, control: number];
 }
@@ -70,12 +71,12 @@ function requester(base: string, t: Target, keys: string[]) {
   const method: "GET" | "POST" = t.body === undefined ? "GET" : "POST";
   const body = t.body === undefined ? undefined : JSON.stringify(t.body);
   const expected = t.expect ?? 200;
-  /** One request, timed (sub-millisecond resolution); whether it had the expected status. */
-  const timed = async (i: number): Promise<{ ms: number; ok: boolean }> => {
+  /** One request, timed (sub-millisecond resolution), and its status. */
+  const timed = async (i: number): Promise<{ ms: number; status: number }> => {
     const started = performance.now();
     const res = await fetch(base + pathFor(i), { method, body, headers: headersFor(i) });
     await res.arrayBuffer();
-    return { ms: performance.now() - started, ok: res.status === expected };
+    return { ms: performance.now() - started, status: res.status };
   };
   return { headersFor, pathFor, method, body, expected, timed };
 }
@@ -95,16 +96,16 @@ async function measureLatency(
   const requesters = targets.map((t) => requester(base, t, keys));
   const latencies = targets.map(() => [] as number[]);
   const trips = targets.map(() => [0, 0] as [number, number]);
-  const errors = targets.map(() => 0);
+  const errors = targets.map(() => ({}) as Record<string, number>);
   for (let i = 0; i < samples; i++) {
     for (const [k, r] of requesters.entries()) {
       const before = roundTrips();
-      const { ms, ok } = await r.timed(i);
+      const { ms, status } = await r.timed(i);
       const after = roundTrips();
       latencies[k]!.push(ms);
       trips[k]![0] += after[0] - before[0];
       trips[k]![1] += after[1] - before[1];
-      if (!ok) errors[k]!++;
+      if (status !== r.expected) tally(errors[k]!, String(status), 1);
     }
   }
   return latencies.map((l, k) => {
@@ -118,7 +119,11 @@ async function measureLatency(
   });
 }
 
-/** Throughput of one target from autocannon; returns requests/s and failed requests. */
+function tally(counts: Record<string, number>, outcome: string, n: number): void {
+  if (n > 0) counts[outcome] = (counts[outcome] ?? 0) + n;
+}
+
+/** Throughput of one target from autocannon; returns requests/s and the answers other than the expected one. */
 async function measureThroughput(
   base: string,
   t: Target,
@@ -126,7 +131,7 @@ async function measureThroughput(
   samples: number,
   seconds: number,
   connections: number,
-): Promise<{ rps: number; errors: number }> {
+): Promise<{ rps: number; errors: Record<string, number> }> {
   const r = requester(base, t, keys);
   const load = await autocannon({
     url: base,
@@ -141,8 +146,13 @@ async function measureThroughput(
     })),
     expectBody: undefined,
   });
-  const unexpected = r.expected === 200 ? load.non2xx : 0;
-  return { rps: load.requests.average, errors: load.errors + load.timeouts + unexpected };
+  const errors: Record<string, number> = {};
+  for (const [status, { count = 0 }] of Object.entries(load.statusCodeStats ?? {})) {
+    if (Number(status) !== r.expected) tally(errors, status, count);
+  }
+  tally(errors, "timeout", load.timeouts);
+  tally(errors, "socket error", load.errors - load.timeouts);
+  return { rps: load.requests.average, errors };
 }
 
 interface MarketTargets {
@@ -339,7 +349,7 @@ async function main(): Promise<void> {
     sqlPort: sql.port,
     sqlPassword,
     vars: { BENCH_FLOOR: "true", ADMIN_TOKEN: adminToken },
-    quiet: true,
+    quiet: process.env.BENCH_WORKER_LOGS !== "true",
   });
   try {
     await waitUntilUp(`${worker.url}/health`, 120_000);
@@ -366,7 +376,9 @@ async function main(): Promise<void> {
     for (const [k, t] of targets.entries()) {
       const load = await measureThroughput(worker.url, t, keys, samples, seconds, connections);
       const l = latency[k]!;
-      results.push([t, { p50: l.p50, p99: l.p99, trips: l.trips, rps: load.rps, errors: l.errors + load.errors }]);
+      const errors = { ...l.errors };
+      for (const [outcome, n] of Object.entries(load.errors)) tally(errors, outcome, n);
+      results.push([t, { p50: l.p50, p99: l.p99, trips: l.trips, rps: load.rps, errors }]);
     }
     const floor = results[0]![1];
     console.log(
@@ -388,8 +400,12 @@ async function main(): Promise<void> {
           (f.p50 / floor.p50).toFixed(2).padStart(11) +
           f.rps.toFixed(0).padStart(9) +
           `${f.trips[0].toFixed(2)}+${f.trips[1].toFixed(2)}`.padStart(14) +
-          String(f.errors).padStart(8),
+          String(Object.values(f.errors).reduce((a, b) => a + b, 0)).padStart(8),
       );
+    }
+    for (const [t, f] of results) {
+      const outcomes = Object.entries(f.errors).map(([outcome, n]) => `${outcome} ×${n}`);
+      if (outcomes.length > 0) console.log(`unexpected answers, ${t.name}: ${outcomes.join(", ")}`);
     }
     await reportRawSql(backend, sql.port, sqlPassword, market, new Map(results.map(([t, f]) => [t.name, f])), samples);
     reportGexComputation();

@@ -39,8 +39,17 @@ export function memoryOf(cache: KVNamespace): LruMemory {
   return memory;
 }
 
+/** A computation under way in this isolate: plain data, set once it settles, that any request may read. */
+interface Flight<T> {
+  outcome?: { ok: true; derived: Derived<T> } | { ok: false; error: unknown };
+}
+
 /** Computations under way in this isolate, by cache key (or `name@?` while the snapshot is unknown). */
-const inFlight = new Map<string, Promise<Derived<unknown>>>();
+const inFlight = new Map<string, Flight<unknown>>();
+
+/** How often a request waiting on another's computation looks at it, and how long before it computes for itself. */
+const FOLLOWER_POLL_MS = 5;
+const FOLLOWER_MAX_WAIT_MS = 10_000;
 
 /**
  * Runs the caller's statements and the snapshot read in one database round trip, so what is
@@ -62,8 +71,11 @@ export async function readWithSnapshot<T extends readonly BatchItem<"pg">[]>(
  * trip — once per isolate however many requests miss together, then stored for every edge.
  *
  * The first request's computation is registered with its `waitUntil`, so it completes even when
- * that client goes away and the requests waiting on it are not left without an answer. Values are
- * shared between requests: callers must not modify them.
+ * that client goes away. The others never await that request's promise: workerd cancels the
+ * continuation of a promise whose creating request has ended, and counts a request that waits on
+ * nothing of its own as hung (a 500 under concurrent misses). They wait on their own timer for the
+ * flight's plain outcome instead, and compute for themselves if it never comes. Values are shared
+ * between requests: callers must not modify them.
  */
 export async function snapshotDerived<T>(
   c: Context<AppEnv>,
@@ -84,23 +96,44 @@ export async function snapshotDerived<T>(
     }
   }
   const flightKey = known ? cacheKey(name, known.version) : `${name}@?`;
-  let flight = inFlight.get(flightKey) as Promise<Derived<T>> | undefined;
-  if (!flight) {
-    flight = compute(marketDatabase(c));
-    inFlight.set(flightKey, flight);
-    const stored = flight
-      .then((derived) => {
+  const other = inFlight.get(flightKey) as Flight<T> | undefined;
+  const derived = (other && (await outcomeOf(other))) ?? (await lead(c, name, flightKey, compute));
+  if (derived.snapshot.version !== known?.version) rememberSnapshot(c, derived.snapshot);
+  return derived;
+}
+
+/** Runs a computation for every request of this isolate that misses it meanwhile, and stores its value. */
+function lead<T>(c: Context<AppEnv>, name: string, flightKey: string, compute: (db: Database) => Promise<Derived<T>>): Promise<Derived<T>> {
+  const flight: Flight<T> = {};
+  inFlight.set(flightKey, flight);
+  const computed = compute(marketDatabase(c));
+  const stored = computed
+    .then(
+      (derived) => {
+        flight.outcome = { ok: true, derived };
         const key = cacheKey(name, derived.snapshot.version);
         const text = JSON.stringify({ value: derived.value });
         memoryOf(c.env.MARKET_CACHE).set(key, derived.value, text.length);
         return c.env.MARKET_CACHE.put(key, text, { expirationTtl: CACHE_TTL_SECONDS });
-      })
-      // A failed computation is reported to the requests awaiting it; a failed store only costs a recomputation.
-      .catch(() => undefined)
-      .finally(() => inFlight.delete(flightKey));
-    c.executionCtx.waitUntil(stored);
+      },
+      // A failed computation is reported to every request waiting on it.
+      (error: unknown) => void (flight.outcome = { ok: false, error }),
+    )
+    // A failed store only costs a recomputation.
+    .catch(() => undefined)
+    .finally(() => {
+      if (inFlight.get(flightKey) === flight) inFlight.delete(flightKey);
+    });
+  c.executionCtx.waitUntil(stored);
+  return computed;
+}
+
+/** Another request's computation, awaited on this request's own timer; undefined if it takes too long. */
+async function outcomeOf<T>(flight: Flight<T>): Promise<Derived<T> | undefined> {
+  for (let waited = 0; !flight.outcome && waited < FOLLOWER_MAX_WAIT_MS; waited += FOLLOWER_POLL_MS) {
+    await new Promise((resolve) => setTimeout(resolve, FOLLOWER_POLL_MS));
   }
-  const derived = await flight;
-  if (derived.snapshot.version !== known?.version) rememberSnapshot(c, derived.snapshot);
-  return derived;
+  if (!flight.outcome) return undefined;
+  if (!flight.outcome.ok) throw flight.outcome.error;
+  return flight.outcome.derived;
 }

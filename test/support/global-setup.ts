@@ -11,6 +11,7 @@ import { writeQuoteTable } from "../../scripts/loaders/write-quote-table";
 import { parseQuoteTable, priceContracts } from "../../scripts/loaders/cboe-quote-table";
 import type { Server } from "node:http";
 import { startOutageEndpoint, type OutageEndpoint } from "./database-outage";
+import { DISTANT_RTT_MS } from "./distant-endpoint";
 import { startVendorServer } from "./vendor-server";
 import { startStripeReplayServer } from "./stripe-server";
 
@@ -19,6 +20,7 @@ export const LOADED_FILE_RATE = 0.0025;
 
 let backend: SqlBackend | undefined;
 let server: NeonHttpServer | undefined;
+let distant: NeonHttpServer | undefined;
 let dataDir: string | undefined;
 let vendor: Server | undefined;
 let stripe: Server | undefined;
@@ -42,6 +44,11 @@ export async function setup(): Promise<void> {
     await writeQuoteTable(backend, table, priceContracts(table, LOADED_FILE_RATE, 0), LOADED_FILE_RATE);
   }
   server = await startNeonHttpServer(backend, { port: Number(process.env.TEST_SQL_PORT), password: testSqlPassword() });
+  distant = await startNeonHttpServer(backend, {
+    port: Number(process.env.TEST_DISTANT_SQL_PORT),
+    password: testSqlPassword(),
+    latencyMs: DISTANT_RTT_MS,
+  });
   outage = await startOutageEndpoint(backend, databaseUrl, Number(process.env.TEST_OUTAGE_SQL_PORT));
   vendor = await startVendorServer(Number(process.env.TEST_VENDOR_PORT));
   stripe = await startStripeReplayServer(Number(process.env.TEST_STRIPE_PORT));
@@ -54,6 +61,7 @@ export async function teardown(): Promise<void> {
   stripe?.close();
   await outage?.close();
   await server?.close();
+  await distant?.close();
   await backend?.close();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 }
