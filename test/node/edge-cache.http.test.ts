@@ -5,7 +5,10 @@ import { startWorker, waitUntilUp, type WorkerProcess } from "../../scripts/lib/
 import { DISTANT_RTT_MS } from "../support/distant-endpoint";
 import { testSqlPassword } from "../support/sql-password";
 
-/** What only a real server shows: every request in a context of its own, bodies encoded on the wire. */
+/**
+ * The edge caches under `wrangler dev`, for what only a real server shows: every request in a
+ * request context of its own, and bodies as encoded on the wire.
+ */
 const TOKEN = "edge-http-test-admin-token-0123456789ab";
 /** The test database behind an endpoint DISTANT_RTT_MS away: a cold computation stays in flight while others miss it too. */
 const SQL_PORT = Number(process.env.TEST_DISTANT_SQL_PORT);
