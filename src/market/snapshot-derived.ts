@@ -5,7 +5,7 @@ import { sha256Hex } from "../crypto/sha256";
 import type { Database } from "../db/client";
 import { marketDatabase } from "../db/for-request";
 import { LruMemory } from "./lru-memory";
-import { cachedSnapshot, rememberSnapshot, type MarketSnapshot } from "./snapshot-cache";
+import { rememberSnapshot, type MarketSnapshot } from "./snapshot-cache";
 import { snapshotQuery } from "./snapshot";
 
 /** A value computed from one market snapshot, with that snapshot. */
@@ -66,8 +66,8 @@ export async function readWithSnapshot<T extends readonly BatchItem<"pg">[]>(
 
 /**
  * A value that depends only on the loaded market (expiration schedules, IV context, rankings,
- * GEX, calendars): warm, read from this isolate's memory or else KV under the snapshot version the
- * edge knows, with no database round trip; cold, computed by `compute` — which reads through `readWithSnapshot`, one round
+ * GEX, calendars): warm, read from this isolate's memory or else KV under `known`, the snapshot the
+ * edge knows (`cachedSnapshot`), with no database round trip; cold, computed by `compute` — which reads through `readWithSnapshot`, one round
  * trip — once per isolate however many requests miss together, then stored for every edge.
  *
  * The first request's computation is registered with its `waitUntil`, so it completes even when
@@ -79,10 +79,10 @@ export async function readWithSnapshot<T extends readonly BatchItem<"pg">[]>(
  */
 export async function snapshotDerived<T>(
   c: Context<AppEnv>,
+  known: MarketSnapshot | null,
   name: string,
   compute: (db: Database) => Promise<Derived<T>>,
 ): Promise<Derived<T>> {
-  const known = await cachedSnapshot(c);
   if (known) {
     const key = cacheKey(name, known.version);
     const memory = memoryOf(c.env.MARKET_CACHE);

@@ -29,7 +29,7 @@ export async function snapshotResponse<T, B>(c: Context<AppEnv>, view: SnapshotV
   const known = await cachedSnapshot(c);
   const hit = known ? memory.get<RenderedJson>(keyOf(known.version)) : undefined;
   if (hit) return renderedResponse(c, hit);
-  const derived = await snapshotDerived(c, view.name, view.compute);
+  const derived = await snapshotDerived(c, known, view.name, view.compute);
   const rendered = await renderJson(await view.render(derived));
   memory.set(keyOf(derived.snapshot.version), rendered, rendered.size);
   return renderedResponse(c, rendered);

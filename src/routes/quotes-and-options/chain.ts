@@ -141,7 +141,6 @@ export const chainRoute = defineRoute({
     return snapshotResponse(c, {
       name: await parameterKey(`chain:${params.symbol}`, { filter, after, limit, today }),
       compute: (db) => readChainPage(db, filter, after, limit),
-      vary: `limit=${limit}`,
       render: async ({ snapshot, value }): Promise<Chain> => {
         if (!value.exists) throw unknownSymbol(params.symbol);
         const page = value.rows.slice(0, limit);
