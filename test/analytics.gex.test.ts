@@ -4,6 +4,7 @@ import { bookContractGex, bookGamma, contractGex, gammaBook, type GexContract } 
 import { flipRegimeOf, gexProfile, gexWalls, regimeOf, type GexStrike } from "../src/analytics/gex";
 import vectors from "./fixtures/volatility-gex-vectors.json";
 import { SPX_MARKET, SPX_SPOT, spxContracts, spxRows } from "./support/spx-gex-fixture";
+import { expectServedExposure } from "./support/cents";
 
 const contract = (c: Partial<GexContract> & Pick<GexContract, "strike" | "side">): GexContract => ({
   expiration: "2026-02-20",
@@ -76,6 +77,21 @@ describe("regime, flip regime and walls", () => {
     expect(p.netGex).toBe(0);
     expect(p.totalCallGex).toBeGreaterThan(0);
     expect(p.regime).toBe("neutral");
+  });
+
+  it("serves dollars in cents: a book worth less than half a cent per 1% is neutral with every value 0", () => {
+    const farBook = gammaBook([contract({ strike: 200, side: "call", openInterest: 1, T: 2 / 365 })], { r: 0.03, q: 0 });
+    expect(bookContractGex(farBook, 0, 100)).toBeGreaterThan(0);
+    const far = gexProfile(farBook, 100);
+    expect(far.strikes).toEqual([{ strike: 200, callGex: 0, putGex: 0, netGex: 0 }]);
+    expect([far.totalCallGex, far.netGex, far.regime]).toEqual([0, 0, "neutral"]);
+    const book = gexProfile(
+      gammaBook([contract({ strike: 100, side: "call" }), contract({ strike: 95, side: "put" })], { r: 0.03, q: 0 }),
+      101,
+    );
+    for (const s of book.strikes) expectServedExposure(s);
+    expectServedExposure({ callGex: book.totalCallGex, putGex: book.totalPutGex, netGex: book.netGex });
+    expect(book.regime).toBe(book.netGex > 0 ? "positive" : "negative");
   });
 
   it("an empty selection is neutral with no flip and no walls", () => {
@@ -154,9 +170,10 @@ describe("GEX profile of the SPX 2022-02-04 close (trimmed Cboe quote table)", (
     expect(profile.strikes.length).toBe(ours.byStrike.size);
     for (const s of profile.strikes) {
       const o = ours.byStrike.get(s.strike)!;
-      expect(Math.abs(s.callGex - o.call)).toBeLessThanOrEqual(1e-9 * Math.abs(o.call) + 1e-6);
-      expect(Math.abs(s.putGex - o.put)).toBeLessThanOrEqual(1e-9 * Math.abs(o.put) + 1e-6);
-      expect(s.netGex).toBe(s.callGex + s.putGex);
+      // Served in cents: within half a cent of the exact value.
+      expect(Math.abs(s.callGex - o.call)).toBeLessThanOrEqual(1e-9 * Math.abs(o.call) + 0.005);
+      expect(Math.abs(s.putGex - o.put)).toBeLessThanOrEqual(1e-9 * Math.abs(o.put) + 0.005);
+      expectServedExposure(s);
     }
     expect(profile.totalCallGex / ours.call).toBeCloseTo(1, 10);
     expect(profile.totalPutGex / ours.put).toBeCloseTo(1, 10);

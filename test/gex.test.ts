@@ -6,6 +6,7 @@ import { gexHeatmapRoute } from "../src/routes/gamma-exposure/heatmap";
 import { bearer, newAccount } from "./support/accounts";
 import { contractBody } from "./support/contract";
 import { call, expectError } from "./support/worker";
+import { expectServedExposure } from "./support/cents";
 
 let auth: RequestInit;
 beforeAll(async () => {
@@ -23,13 +24,14 @@ function expectConsistent(p: GexProfileBody): void {
   for (const s of p.strikes) {
     expect(s.callGex).toBeGreaterThanOrEqual(0);
     expect(s.putGex).toBeLessThanOrEqual(0);
-    expect(s.netGex).toBeCloseTo(s.callGex + s.putGex, 6);
+    expectServedExposure(s);
     calls += s.callGex;
     puts += s.putGex;
   }
-  expect(p.totalCallGex).toBeCloseTo(calls, 0);
-  expect(p.totalPutGex).toBeCloseTo(puts, 0);
-  expect(p.netGex).toBeCloseTo(p.totalCallGex + p.totalPutGex, 0);
+  // Totals sum the unrounded strikes: within half a cent per strike of the served ones.
+  expect(Math.abs(p.totalCallGex - calls)).toBeLessThanOrEqual(0.005 * (p.strikes.length + 1));
+  expect(Math.abs(p.totalPutGex - puts)).toBeLessThanOrEqual(0.005 * (p.strikes.length + 1));
+  expectServedExposure({ callGex: p.totalCallGex, putGex: p.totalPutGex, netGex: p.netGex });
   expect(p.regime).toBe(p.netGex > 0 ? "positive" : p.netGex < 0 ? "negative" : "neutral");
   if (p.gammaFlip === null) expect(p.flipRegime).toBeNull();
   else expect(p.flipRegime).toBe(p.stockPrice > p.gammaFlip ? "positive" : p.stockPrice < p.gammaFlip ? "negative" : "neutral");
@@ -104,7 +106,7 @@ describe("GET /v1/gex/{symbol}/heatmap", () => {
       expect(cell.strike).toBeLessThanOrEqual(map.stockPrice * 1.35);
       expect(cell.callGex).toBeGreaterThanOrEqual(0);
       expect(cell.putGex).toBeLessThanOrEqual(0);
-      expect(cell.netGex).toBeCloseTo(cell.callGex + cell.putGex, 6);
+      expectServedExposure(cell);
       expect(map.expirations).toContain(cell.expiration);
     }
     expect(map.expirations).toEqual([...map.expirations].sort());

@@ -67,6 +67,21 @@ export function isSummationNoise(net: number, gross: number): boolean {
   return !(Math.abs(net) > NOISE_RELATIVE * Math.abs(gross));
 }
 
+/**
+ * Exposure as served: to the cent (more digits would be summation noise on books of billions, and
+ * a heatmap's thousands of cells would carry them as bytes); -0 becomes 0.
+ */
+export function inCents(dollars: number): number {
+  return Math.round(dollars * 100) / 100 || 0;
+}
+
+/** Exposures as served: call and put to the cent, net their sum (so net = call + put holds on the wire). */
+export function centsExposure(call: number, put: number): { callGex: number; putGex: number; netGex: number } {
+  const callGex = inCents(call);
+  const putGex = inCents(put);
+  return { callGex, putGex, netGex: inCents(callGex + putGex) };
+}
+
 /** Dollars of dealer gamma exposure per 1% move of one contract line: s·Γ·OI·M·S²·0.01 (calls ≥ 0, puts ≤ 0). */
 export function contractGex(side: OptionSide, gamma: number, openInterest: number, multiplier: number, spot: number): number {
   return (side === "call" ? 1 : -1) * gamma * openInterest * multiplier * spot * spot * 0.01;

@@ -1,10 +1,10 @@
 /** Dealer gamma exposure profile: per-strike exposure, totals, regime, walls and gamma flip (docs/gex.md). */
-import { bookContractGex, isSummationNoise, type GammaBook } from "./gamma-book";
+import { bookContractGex, centsExposure, inCents, isSummationNoise, type GammaBook } from "./gamma-book";
 import { gammaFlip, type GammaFlipOptions } from "./gamma-flip";
 
 export type GexRegime = "positive" | "negative" | "neutral";
 
-/** Exposures in dollars per 1% move of the underlying: callGex ≥ 0, putGex ≤ 0, netGex = callGex + putGex. */
+/** Exposures in dollars per 1% move of the underlying, to the cent: callGex ≥ 0, putGex ≤ 0, netGex = callGex + putGex. */
 export interface GexStrike {
   strike: number;
   callGex: number;
@@ -43,8 +43,12 @@ export function flipRegimeOf(stockPrice: number, flip: number | null): GexRegime
   return stockPrice > flip ? "positive" : stockPrice < flip ? "negative" : "neutral";
 }
 
-/** Per-strike exposure at spot, summed over expirations; strikes ascending. */
+/** Per-strike exposure at spot, summed over expirations, served in cents; strikes ascending. */
 export function gexByStrike(book: GammaBook, spot: number): GexStrike[] {
+  return unroundedByStrike(book, spot).map(servedStrike);
+}
+
+function unroundedByStrike(book: GammaBook, spot: number): GexStrike[] {
   const byStrike = new Map<number, GexStrike>();
   for (let k = 0; k < book.n; k++) {
     const strike = book.strike[k]!;
@@ -57,10 +61,10 @@ export function gexByStrike(book: GammaBook, spot: number): GexStrike[] {
     if (book.sign[k]! > 0) row.callGex += gex;
     else row.putGex += gex;
   }
-  const rows = [...byStrike.values()].sort((p, q) => p.strike - q.strike);
-  for (const row of rows) row.netGex = row.callGex + row.putGex;
-  return rows;
+  return [...byStrike.values()].sort((p, q) => p.strike - q.strike);
 }
+
+const servedStrike = (row: GexStrike): GexStrike => ({ strike: row.strike, ...centsExposure(row.callGex, row.putGex) });
 
 /**
  * The strike maximising score among those with score > 0; ties go to the strike nearest spot,
@@ -100,22 +104,25 @@ export function gexWalls(rows: readonly GexStrike[], spot: number): { callWallSt
 
 /** The GEX profile of a book at the given spot (the response's stockPrice). */
 export function gexProfile(book: GammaBook, spot: number, flipOptions?: GammaFlipOptions): GexProfile {
-  const strikes = gexByStrike(book, spot);
+  const unrounded = unroundedByStrike(book, spot);
   let totalCallGex = 0;
   let totalPutGex = 0;
-  for (const row of strikes) {
+  for (const row of unrounded) {
     totalCallGex += row.callGex;
     totalPutGex += row.putGex;
   }
-  const netGex = totalCallGex + totalPutGex;
+  const totals = centsExposure(totalCallGex, totalPutGex);
+  // The regime is the sign of the served net, so a neutral book serves a net of exactly 0.
+  const regime = regimeOf(totals.netGex, totalCallGex - totalPutGex);
   const root = gammaFlip(book, spot, flipOptions);
-  const flip = root === null ? null : Math.round(root * 100) / 100;
+  const flip = root === null ? null : inCents(root);
+  const strikes = unrounded.map(servedStrike);
   return {
     strikes,
-    totalCallGex,
-    totalPutGex,
-    netGex,
-    regime: regimeOf(netGex, totalCallGex - totalPutGex),
+    totalCallGex: totals.callGex,
+    totalPutGex: totals.putGex,
+    netGex: regime === "neutral" ? 0 : totals.netGex,
+    regime,
     gammaFlip: flip,
     flipRegime: flipRegimeOf(spot, flip),
     ...gexWalls(strikes, spot),
