@@ -49,6 +49,7 @@ export function renderedResponse(c: Context<AppEnv>, rendered: RenderedJson): Re
   c.header("Vary", "Accept-Encoding");
   if (!acceptsGzip(c.req.header("Accept-Encoding"))) return c.body(rendered.text);
   c.header("Content-Encoding", "gzip");
-  const res = c.body(rendered.gzip);
-  return new Response(res.body, { status: res.status, headers: res.headers, encodeBody: "manual" });
+  const res = c.body(null);
+  // The bytes themselves, not `res.body`: a body of known length goes out in one write, a stream chunk by chunk.
+  return new Response(rendered.gzip, { status: res.status, headers: res.headers, encodeBody: "manual" });
 }
