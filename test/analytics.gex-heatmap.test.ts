@@ -4,7 +4,7 @@ import { gammaBook, type GexContract } from "../src/analytics/gamma-book";
 import { gexByStrike } from "../src/analytics/gex";
 import { gexHeatmap, HEATMAP_MAX_CELLS } from "../src/analytics/gex-heatmap";
 import { SPX_MARKET, SPX_SPOT, spxContracts } from "./support/spx-gex-fixture";
-import { expectServedExposure } from "./support/cents";
+import { expectServedExposure } from "./support/served-exposure";
 
 const market = { r: 0.03, q: 0.01 };
 
@@ -72,8 +72,8 @@ describe("GEX heatmap", () => {
     expect(map.cells.length).toBeGreaterThan(100);
     for (const row of gexByStrike(book, SPX_SPOT).filter((r) => r.strike >= SPX_SPOT * 0.98 && r.strike <= SPX_SPOT * 1.02)) {
       const cells = map.cells.filter((c) => c.strike === row.strike);
-      // Each served value is within half a cent of its exact sum.
-      const tolerance = 0.005 * (cells.length + 1) + 1e-12 * Math.abs(row.callGex - row.putGex);
+      // Each served value is within half a dollar of its exact sum.
+      const tolerance = 0.5 * (cells.length + 1) + 1e-12 * Math.abs(row.callGex - row.putGex);
       expect(Math.abs(cells.reduce((t, c) => t + c.callGex, 0) - row.callGex)).toBeLessThanOrEqual(tolerance);
       expect(Math.abs(cells.reduce((t, c) => t + c.putGex, 0) - row.putGex)).toBeLessThanOrEqual(tolerance);
     }

@@ -4,7 +4,7 @@ import { bookContractGex, bookGamma, contractGex, gammaBook, type GexContract } 
 import { flipRegimeOf, gexProfile, gexWalls, regimeOf, type GexStrike } from "../src/analytics/gex";
 import vectors from "./fixtures/volatility-gex-vectors.json";
 import { SPX_MARKET, SPX_SPOT, spxContracts, spxRows } from "./support/spx-gex-fixture";
-import { expectServedExposure } from "./support/cents";
+import { expectServedExposure } from "./support/served-exposure";
 
 const contract = (c: Partial<GexContract> & Pick<GexContract, "strike" | "side">): GexContract => ({
   expiration: "2026-02-20",
@@ -79,7 +79,7 @@ describe("regime, flip regime and walls", () => {
     expect(p.regime).toBe("neutral");
   });
 
-  it("serves dollars in cents: a book worth less than half a cent per 1% is neutral with every value 0", () => {
+  it("serves whole dollars: a book worth less than half a dollar per 1% is neutral with every value 0", () => {
     const farBook = gammaBook([contract({ strike: 200, side: "call", openInterest: 1, T: 2 / 365 })], { r: 0.03, q: 0 });
     expect(bookContractGex(farBook, 0, 100)).toBeGreaterThan(0);
     const far = gexProfile(farBook, 100);
@@ -170,9 +170,9 @@ describe("GEX profile of the SPX 2022-02-04 close (trimmed Cboe quote table)", (
     expect(profile.strikes.length).toBe(ours.byStrike.size);
     for (const s of profile.strikes) {
       const o = ours.byStrike.get(s.strike)!;
-      // Served in cents: within half a cent of the exact value.
-      expect(Math.abs(s.callGex - o.call)).toBeLessThanOrEqual(1e-9 * Math.abs(o.call) + 0.005);
-      expect(Math.abs(s.putGex - o.put)).toBeLessThanOrEqual(1e-9 * Math.abs(o.put) + 0.005);
+      // Served in whole dollars: within half a dollar of the exact value.
+      expect(Math.abs(s.callGex - o.call)).toBeLessThanOrEqual(1e-9 * Math.abs(o.call) + 0.5);
+      expect(Math.abs(s.putGex - o.put)).toBeLessThanOrEqual(1e-9 * Math.abs(o.put) + 0.5);
       expectServedExposure(s);
     }
     expect(profile.totalCallGex / ours.call).toBeCloseTo(1, 10);

@@ -68,18 +68,18 @@ export function isSummationNoise(net: number, gross: number): boolean {
 }
 
 /**
- * Exposure as served: to the cent (more digits would be summation noise on books of billions, and
- * a heatmap's thousands of cells would carry them as bytes); -0 becomes 0.
+ * Exposure as served: whole dollars (a strike or cell of a large book holds millions; smaller
+ * units are noise, and a heatmap's thousands of cells would carry them as bytes); -0 becomes 0.
  */
-export function inCents(dollars: number): number {
-  return Math.round(dollars * 100) / 100 || 0;
+function inDollars(dollars: number): number {
+  return Math.round(dollars) || 0;
 }
 
-/** Exposures as served: call and put to the cent, net their sum (so net = call + put holds on the wire). */
-export function centsExposure(call: number, put: number): { callGex: number; putGex: number; netGex: number } {
-  const callGex = inCents(call);
-  const putGex = inCents(put);
-  return { callGex, putGex, netGex: inCents(callGex + putGex) };
+/** Exposures as served: call and put in whole dollars, net their sum (so net = call + put holds exactly on the wire). */
+export function servedExposure(call: number, put: number): { callGex: number; putGex: number; netGex: number } {
+  const callGex = inDollars(call);
+  const putGex = inDollars(put);
+  return { callGex, putGex, netGex: callGex + putGex };
 }
 
 /** Dollars of dealer gamma exposure per 1% move of one contract line: s·Γ·OI·M·S²·0.01 (calls ≥ 0, puts ≤ 0). */

@@ -1,11 +1,11 @@
 /** GEX heatmap: exposure per (expiration, strike) cell inside a strike band, capped (docs/gex.md). */
-import { bookContractGex, centsExposure, type GammaBook } from "./gamma-book";
+import { bookContractGex, servedExposure, type GammaBook } from "./gamma-book";
 
 export interface HeatmapCell {
   /** YYYY-MM-DD. */
   expiration: string;
   strike: number;
-  /** Dollars per 1% move, to the cent: callGex ≥ 0, putGex ≤ 0, netGex = callGex + putGex. */
+  /** Dollars per 1% move, whole: callGex ≥ 0, putGex ≤ 0, netGex = callGex + putGex. */
   callGex: number;
   putGex: number;
   netGex: number;
@@ -110,7 +110,7 @@ export function gexHeatmap(book: GammaBook, spot: number, options: HeatmapOption
     for (let s = 0; s < width && cells.length < kept; s++) {
       const cell = e * width + s;
       if (!present[cell] || !keep[s]) continue;
-      cells.push({ expiration: book.expirations[e]!, strike: strikes[s]!, ...centsExposure(call[cell]!, put[cell]!) });
+      cells.push({ expiration: book.expirations[e]!, strike: strikes[s]!, ...servedExposure(call[cell]!, put[cell]!) });
       any = true;
     }
     if (any) expirations.push(book.expirations[e]!);

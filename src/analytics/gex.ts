@@ -1,10 +1,11 @@
 /** Dealer gamma exposure profile: per-strike exposure, totals, regime, walls and gamma flip (docs/gex.md). */
-import { bookContractGex, centsExposure, inCents, isSummationNoise, type GammaBook } from "./gamma-book";
+import { round } from "../domain/round";
+import { bookContractGex, isSummationNoise, servedExposure, type GammaBook } from "./gamma-book";
 import { gammaFlip, type GammaFlipOptions } from "./gamma-flip";
 
 export type GexRegime = "positive" | "negative" | "neutral";
 
-/** Exposures in dollars per 1% move of the underlying, to the cent: callGex ≥ 0, putGex ≤ 0, netGex = callGex + putGex. */
+/** Exposures in dollars per 1% move of the underlying, whole: callGex ≥ 0, putGex ≤ 0, netGex = callGex + putGex. */
 export interface GexStrike {
   strike: number;
   callGex: number;
@@ -43,7 +44,7 @@ export function flipRegimeOf(stockPrice: number, flip: number | null): GexRegime
   return stockPrice > flip ? "positive" : stockPrice < flip ? "negative" : "neutral";
 }
 
-/** Per-strike exposure at spot, summed over expirations, served in cents; strikes ascending. */
+/** Per-strike exposure at spot, summed over expirations, served in whole dollars; strikes ascending. */
 export function gexByStrike(book: GammaBook, spot: number): GexStrike[] {
   return unroundedByStrike(book, spot).map(servedStrike);
 }
@@ -64,7 +65,7 @@ function unroundedByStrike(book: GammaBook, spot: number): GexStrike[] {
   return [...byStrike.values()].sort((p, q) => p.strike - q.strike);
 }
 
-const servedStrike = (row: GexStrike): GexStrike => ({ strike: row.strike, ...centsExposure(row.callGex, row.putGex) });
+const servedStrike = (row: GexStrike): GexStrike => ({ strike: row.strike, ...servedExposure(row.callGex, row.putGex) });
 
 /**
  * The strike maximising score among those with score > 0; ties go to the strike nearest spot,
@@ -111,11 +112,11 @@ export function gexProfile(book: GammaBook, spot: number, flipOptions?: GammaFli
     totalCallGex += row.callGex;
     totalPutGex += row.putGex;
   }
-  const totals = centsExposure(totalCallGex, totalPutGex);
+  const totals = servedExposure(totalCallGex, totalPutGex);
   // The regime is the sign of the served net, so a neutral book serves a net of exactly 0.
   const regime = regimeOf(totals.netGex, totalCallGex - totalPutGex);
   const root = gammaFlip(book, spot, flipOptions);
-  const flip = root === null ? null : inCents(root);
+  const flip = round(root, 2);
   const strikes = unrounded.map(servedStrike);
   return {
     strikes,
