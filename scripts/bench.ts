@@ -42,6 +42,7 @@ function distances(arg: string | undefined): number[] {
   return [...new Set(list)].sort((a, b) => a - b);
 }
 
+/** Per endpoint: each distance's figures side by side, then the targets' verdict at the farthest one. */
 function printTable(stacks: Stack[], results: [Target, Figures[]][]): void {
   const far = stacks.length - 1;
   const near = stacks.findIndex((s) => s.rtt === 0);
@@ -55,8 +56,11 @@ function printTable(stacks: Stack[], results: [Target, Figures[]][]): void {
       "met".padStart(5) +
       "errors".padStart(8),
   );
-  for (const [t, figures] of results) {
-    const v = t.kind && usage ? verdict(t.kind, stacks[far]!.rtt, figures[far]!, usage[far]!, near < 0 ? undefined : figures[near]) : null;
+  const verdicts = results.map(([t, figures]) =>
+    t.kind && usage ? verdict(t.kind, stacks[far]!.rtt, figures[far]!, usage[far]!, near < 0 ? undefined : figures[near]) : null,
+  );
+  for (const [k, [t, figures]] of results.entries()) {
+    const v = verdicts[k];
     const errors = figures.reduce((n, f) => n + Object.values(f.errors).reduce((a, b) => a + b, 0), 0);
     console.log(
       t.name.padEnd(38) +
@@ -74,12 +78,12 @@ function printTable(stacks: Stack[], results: [Target, Figures[]][]): void {
         String(errors).padStart(8),
     );
   }
-  for (const [t, figures] of results) {
-    for (const [k, f] of figures.entries()) {
+  for (const [k, [t, figures]] of results.entries()) {
+    for (const [j, f] of figures.entries()) {
       const outcomes = Object.entries(f.errors).map(([outcome, n]) => `${outcome} ×${n}`);
-      if (outcomes.length > 0) console.log(`unexpected answers, ${t.name} at rtt ${stacks[k]!.rtt}: ${outcomes.join(", ")}`);
+      if (outcomes.length > 0) console.log(`unexpected answers, ${t.name} at rtt ${stacks[j]!.rtt}: ${outcomes.join(", ")}`);
     }
-    const v = t.kind && usage ? verdict(t.kind, stacks[far]!.rtt, figures[far]!, usage[far]!, near < 0 ? undefined : figures[near]) : null;
+    const v = verdicts[k];
     if (v && !v.met) console.log(`target missed, ${t.name}: ${v.missed.join("; ")}`);
   }
 }
