@@ -47,11 +47,13 @@ function printTable(stacks: Stack[], results: [Target, Figures[]][]): void {
   const far = stacks.length - 1;
   const near = stacks.findIndex((s) => s.rtt === 0);
   const usage = results.find(([t]) => t === USAGE)?.[1];
-  const group = (s: Stack) => `rtt ${s.rtt}: p50 p99 req/s trips m+c`;
-  console.log(`\n${"".padEnd(38)}${stacks.map((s) => group(s).padStart(40)).join("")}`);
+  const group = (s: Stack) => `rtt ${s.rtt}: p50 ttfb p99 req/s trips m+c`;
+  console.log(`\n${"".padEnd(38)}${stacks.map((s) => group(s).padStart(48)).join("")}`);
   console.log(
     "endpoint".padEnd(38) +
-      stacks.map(() => "p50 ms".padStart(9) + "p99 ms".padStart(9) + "req/s".padStart(8) + "trips".padStart(14)).join("") +
+      stacks
+        .map(() => "p50 ms".padStart(9) + "ttfb".padStart(8) + "p99 ms".padStart(9) + "req/s".padStart(8) + "trips".padStart(14))
+        .join("") +
       `target@${stacks[far]!.rtt}`.padStart(12) +
       "met".padStart(5) +
       "errors".padStart(8),
@@ -68,6 +70,7 @@ function printTable(stacks: Stack[], results: [Target, Figures[]][]): void {
           .map(
             (f) =>
               f.p50.toFixed(2).padStart(9) +
+              f.ttfb50.toFixed(2).padStart(8) +
               f.p99.toFixed(2).padStart(9) +
               f.rps.toFixed(0).padStart(8) +
               `${f.trips[0].toFixed(2)}+${f.trips[1].toFixed(2)}`.padStart(14),

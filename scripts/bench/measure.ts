@@ -12,6 +12,8 @@ export interface Stack {
 export interface Latency {
   p50: number;
   p99: number;
+  /** p50 until the response's headers arrived: the server's part, before the body is received and decoded. */
+  ttfb50: number;
   /** Database round trips per request, as the stack's SQL endpoint counted them: market, control. */
   trips: [market: number, control: number];
   /** Answers other than the expected status, by status. */
@@ -39,12 +41,13 @@ export function requester(base: string, t: Target, keys: string[]) {
   const method: "GET" | "POST" = t.body === undefined ? "GET" : "POST";
   const body = t.body === undefined ? undefined : JSON.stringify(t.body);
   const expected = t.expect ?? 200;
-  /** One request, timed (sub-millisecond resolution), and its status. */
-  const timed = async (i: number): Promise<{ ms: number; status: number }> => {
+  /** One request, timed (sub-millisecond resolution) to its headers and to its whole body, and its status. */
+  const timed = async (i: number): Promise<{ ms: number; ttfb: number; status: number }> => {
     const started = performance.now();
     const res = await fetch(base + pathFor(i), { method, body, headers: headersFor(i) });
+    const ttfb = performance.now() - started;
     await res.arrayBuffer();
-    return { ms: performance.now() - started, status: res.status };
+    return { ms: performance.now() - started, ttfb, status: res.status };
   };
   return { headersFor, pathFor, method, body, expected, timed };
 }
@@ -58,16 +61,17 @@ export function requester(base: string, t: Target, keys: string[]) {
  */
 export async function measureLatency(stacks: Stack[], targets: Target[], keys: string[], samples: number): Promise<Latency[][]> {
   const lanes = targets.map((t) =>
-    stacks.map((s) => ({ stack: s, r: requester(s.url, t, keys), ms: [] as number[], trips: [0, 0], errors: {} })),
+    stacks.map((s) => ({ stack: s, r: requester(s.url, t, keys), ms: [] as number[], ttfb: [] as number[], trips: [0, 0], errors: {} })),
   );
   for (let i = 0; i < samples; i++) {
     for (const lane of lanes) {
       for (const j of stacks.keys()) {
         const l = lane[i % 2 === 0 ? j : stacks.length - 1 - j]!;
         const before = l.stack.trips();
-        const { ms, status } = await l.r.timed(i);
+        const { ms, ttfb, status } = await l.r.timed(i);
         const after = l.stack.trips();
         l.ms.push(ms);
+        l.ttfb.push(ttfb);
         l.trips[0]! += after[0] - before[0];
         l.trips[1]! += after[1] - before[1];
         if (status !== l.r.expected) tally(l.errors, String(status), 1);
@@ -77,9 +81,11 @@ export async function measureLatency(stacks: Stack[], targets: Target[], keys: s
   return lanes.map((lane) =>
     lane.map((l) => {
       l.ms.sort((a, b) => a - b);
+      l.ttfb.sort((a, b) => a - b);
       return {
         p50: percentile(l.ms, 50),
         p99: percentile(l.ms, 99),
+        ttfb50: percentile(l.ttfb, 50),
         trips: [l.trips[0]! / samples, l.trips[1]! / samples] as [number, number],
         errors: l.errors,
       };
