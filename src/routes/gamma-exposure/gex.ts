@@ -11,7 +11,7 @@ import { snapshotResponse } from "../../market/snapshot-response";
 import { gexWindow, gexWindowParams } from "./gex-window";
 
 const regime = z.enum(["positive", "negative", "neutral"]);
-const dollarsPerPercent = "Dollars per 1% move of the underlying, in whole dollars.";
+const dollarsPerPercent = "Dollars per 1% move of the underlying, rounded to the dollar.";
 
 export const GexStrikeSchema = z.object({
   strike: z.number(),
