@@ -49,23 +49,30 @@ export function gexByStrike(book: GammaBook, spot: number): GexStrike[] {
   return unroundedByStrike(book, spot).map(servedStrike);
 }
 
-function unroundedByStrike(book: GammaBook, spot: number): GexStrike[] {
-  const byStrike = new Map<number, GexStrike>();
+/** A strike's exact sums, before they are served. */
+interface StrikeSums {
+  strike: number;
+  call: number;
+  put: number;
+}
+
+function unroundedByStrike(book: GammaBook, spot: number): StrikeSums[] {
+  const byStrike = new Map<number, StrikeSums>();
   for (let k = 0; k < book.n; k++) {
     const strike = book.strike[k]!;
     let row = byStrike.get(strike);
     if (row === undefined) {
-      row = { strike, callGex: 0, putGex: 0, netGex: 0 };
+      row = { strike, call: 0, put: 0 };
       byStrike.set(strike, row);
     }
     const gex = bookContractGex(book, k, spot);
-    if (book.sign[k]! > 0) row.callGex += gex;
-    else row.putGex += gex;
+    if (book.sign[k]! > 0) row.call += gex;
+    else row.put += gex;
   }
   return [...byStrike.values()].sort((p, q) => p.strike - q.strike);
 }
 
-const servedStrike = (row: GexStrike): GexStrike => ({ strike: row.strike, ...servedExposure(row.callGex, row.putGex) });
+const servedStrike = (row: StrikeSums): GexStrike => ({ strike: row.strike, ...servedExposure(row.call, row.put) });
 
 /**
  * The strike maximising score among those with score > 0; ties go to the strike nearest spot,
@@ -109,8 +116,8 @@ export function gexProfile(book: GammaBook, spot: number, flipOptions?: GammaFli
   let totalCallGex = 0;
   let totalPutGex = 0;
   for (const row of unrounded) {
-    totalCallGex += row.callGex;
-    totalPutGex += row.putGex;
+    totalCallGex += row.call;
+    totalPutGex += row.put;
   }
   const totals = servedExposure(totalCallGex, totalPutGex);
   // The regime is the sign of the served net, so a neutral book serves a net of exactly 0.
