@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AdminClient } from "../../scripts/lib/admin-client";
 import { freePort } from "../../scripts/lib/free-port";
 import { startWorker, waitUntilUp, type WorkerProcess } from "../../scripts/lib/worker-process";
-import { DISTANT_RTT_MS } from "../support/distant-endpoint";
+import { DISTANT_RTT_MS, endpointTrips } from "../support/distant-endpoint";
 import { testSqlPassword } from "../support/sql-password";
 
 /**
@@ -17,10 +17,7 @@ let worker: WorkerProcess;
 let key: string;
 
 /** SQL requests for the market database that reached the distant endpoint. */
-async function marketTrips(): Promise<number> {
-  const res = await fetch(`http://127.0.0.1:${SQL_PORT}/stats?database=market`);
-  return ((await res.json()) as { requests: number }).requests;
-}
+const marketTrips = () => endpointTrips(SQL_PORT, "market");
 
 beforeAll(async () => {
   worker = startWorker({

@@ -2,7 +2,7 @@ import { testSqlPassword } from "../support/sql-password";
 import { request } from "node:http";
 import { neon, neonConfig } from "@neondatabase/serverless";
 import { beforeAll, describe, expect, it } from "vitest";
-import { DISTANT_RTT_MS } from "../support/distant-endpoint";
+import { DISTANT_RTT_MS, endpointTrips } from "../support/distant-endpoint";
 
 /**
  * The local endpoint started by the global setup, spoken to by the production driver. Runs on
@@ -147,8 +147,7 @@ describe("local Neon SQL-over-HTTP endpoint", () => {
   it("puts the database at a distance when asked: every SQL request waits the round trip first, and each is counted", async () => {
     const distantPort = Number(process.env.TEST_DISTANT_SQL_PORT);
     const distant = neon(`postgresql://app:${testSqlPassword()}@127.0.0.1:${distantPort}/distance_probe`);
-    const counted = async () =>
-      ((await (await fetch(`http://127.0.0.1:${distantPort}/stats?database=distance_probe`)).json()) as { requests: number }).requests;
+    const counted = () => endpointTrips(distantPort, "distance_probe");
     const before = await counted();
     for (let i = 0; i < 5; i++) {
       const started = performance.now();
