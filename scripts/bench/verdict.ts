@@ -2,10 +2,11 @@ import type { Latency } from "./measure";
 import type { TargetKind } from "./targets";
 
 /**
- * Market round trips per request a warm endpoint may show: the edge's copy of the snapshot version
- * is reread behind a response once per 30 s, and that trip is counted on whichever request is in flight.
+ * Market round trips per request an endpoint may show beyond its own (0 or 1): the edge's copy of
+ * the snapshot version is reread behind a response once per 30 s, and that trip is counted on
+ * whichever request is in flight.
  */
-const WARM_TRIPS = 0.05;
+const STRAY_TRIPS = 0.05;
 /** The targets' allowance over their reference, ms. */
 const SLACK_MS = 3;
 
@@ -27,11 +28,11 @@ export function verdict(kind: TargetKind, rtt: number, far: Latency, usage: Late
   let bound: number;
   if (kind === "warm") {
     bound = usage.p50 + SLACK_MS;
-    if (far.trips[0] >= WARM_TRIPS) missed.push(`${far.trips[0].toFixed(2)} market trips per request`);
+    if (far.trips[0] >= STRAY_TRIPS) missed.push(`${far.trips[0].toFixed(2)} market trips per request`);
   } else {
     if (near === undefined) return null;
     bound = rtt + near.p50 + SLACK_MS;
-    if (Math.abs(far.trips[0] - 1) >= WARM_TRIPS) missed.push(`${far.trips[0].toFixed(2)} market trips per request, not 1`);
+    if (Math.abs(far.trips[0] - 1) >= STRAY_TRIPS) missed.push(`${far.trips[0].toFixed(2)} market trips per request, not 1`);
   }
   if (far.p50 > bound) missed.push(`p50 ${(far.p50 - bound).toFixed(2)} ms over`);
   return { bound, met: missed.length === 0, missed };
