@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync } from "node:fs";
+import { mkdirSync } from "node:fs";
 import { neon, neonConfig } from "@neondatabase/serverless";
 import { resolve } from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
@@ -7,10 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../scripts/lib/free-port";
 import { startDevOidcProvider, type DevOidcProvider } from "../../scripts/lib/oidc-dev-provider";
 import { startWorker, waitUntilUp, type WorkerProcess } from "../../scripts/lib/worker-process";
+import { chromiumLaunchOptions } from "../support/chromium";
 import { testSqlPassword } from "../support/sql-password";
 
-/** Debian's Chromium (`.ci/run` installs it); CHROMIUM_PATH overrides. */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 /** Every page is photographed on each run, for a human to look at (git-ignored). */
 const SHOTS = resolve(".screenshots/dashboard");
 
@@ -20,7 +19,8 @@ let browser: Browser;
 let base: string;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: apt-get install chromium, or set CHROMIUM_PATH`);
+  // The pinned npm build (unpacked on first use) unless CHROMIUM_PATH names another: test/support/chromium.ts.
+  const launchOptions = chromiumLaunchOptions();
   mkdirSync(SHOTS, { recursive: true });
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
@@ -32,7 +32,7 @@ beforeAll(async () => {
     vars: { OIDC_ISSUER: oidc.issuer, OIDC_CLIENT_ID: oidc.clientId, OIDC_CLIENT_SECRET: oidc.clientSecret },
     quiet: true,
   });
-  browser = await chromium.launch({ executablePath: CHROMIUM });
+  browser = await chromium.launch(launchOptions);
   await waitUntilUp(`${base}/health`, 90_000);
 }, 120_000);
 
