@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { generateApiKey } from "../src/access/api-key";
 import { bearer, newAccount } from "./support/accounts";
 import { probeCall } from "./support/probe-app";
-import { call, callWith, expectError } from "./support/worker";
+import { call, callWith, expectError, testEnv } from "./support/worker";
 
 const RATE_HEADERS = ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"];
 const expectNoRateHeaders = (res: Response) => RATE_HEADERS.forEach((h) => expect(res.headers.get(h), h).toBeNull());
@@ -127,6 +127,127 @@ describe("credentials", () => {
     await expectError(await call("/v1/auth/verify", bearer(generateApiKey(), { "CF-Connecting-IP": ip })), 429, "too_many_auth_failures");
     await expectError(await call("/v1/auth/verify", { headers: { "CF-Connecting-IP": ip } }), 429, "too_many_auth_failures");
     expect((await probeCall("/v1/auth/verify", bearer(generateApiKey(), { "CF-Connecting-IP": "203.0.113.78" }))).status).toBe(401);
+  });
+});
+
+/** What the credential check matched before it looked for whole keys: `odk_` and eight more characters anywhere. */
+const OLD_CREDENTIAL_SHAPE = /(ods_live_|ods_sess_|odk_)[0-9a-z_]{8}/i;
+
+const base64url = (bytes: Uint8Array) =>
+  btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
+
+/**
+ * The position of a real cursor re-signed with the test's cursor secret, with JSON whitespace
+ * (which does not change the position) varied until the cursor holds `odk_` and eight more
+ * characters: about one cursor in 200,000 does, always in its MAC, since base64 of ASCII JSON has
+ * no `_`.
+ */
+async function cursorHoldingOdkPrefix(cursor: string): Promise<string> {
+  const secret = testEnv.CURSOR_SECRET.split(",")[0]!.trim();
+  const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const json = new TextDecoder().decode(
+    Uint8Array.from(atob(cursor.split(".")[0]!.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0)),
+  );
+  // Whitespace may follow every `[` and `,` outside strings.
+  const pieces: string[] = [];
+  let inString = false;
+  let start = 0;
+  for (let i = 0; i < json.length; i++) {
+    const ch = json[i]!;
+    if (ch === '"' && json[i - 1] !== "\\") inString = !inString;
+    if (!inString && (ch === "[" || ch === ",")) {
+      pieces.push(json.slice(start, i + 1));
+      start = i + 1;
+    }
+  }
+  pieces.push(json.slice(start));
+  const SPACES = ["", " ", "\n", "\t", "\r", "  ", " \n", "\n "];
+  const variant = (n: number) =>
+    pieces.map((piece, i) => piece + (i < pieces.length - 1 ? SPACES[Math.floor(n / SPACES.length ** i) % SPACES.length] : "")).join("");
+  for (let batch = 0; batch < 5_000; batch++) {
+    const payloads = Array.from({ length: 1_000 }, (_, j) => base64url(new TextEncoder().encode(variant(batch * 1_000 + j))));
+    const macs = await Promise.all(payloads.map((p) => crypto.subtle.sign("HMAC", key, new TextEncoder().encode(p))));
+    for (let j = 0; j < payloads.length; j++) {
+      const candidate = `${payloads[j]}.${base64url(new Uint8Array(macs[j]!).slice(0, 16))}`;
+      if (OLD_CREDENTIAL_SHAPE.test(candidate)) return candidate;
+    }
+  }
+  throw new Error("no variant of the cursor holds the prefix");
+}
+
+describe("credentials in URLs: only whole keys and session tokens, never cursors or the sign-in callback", () => {
+  it("continues a chain page whose cursor holds `odk_` and eight more characters", async () => {
+    const auth = bearer((await newAccount()).keys[0]!.key);
+    const page1 = (await (await call("/v1/chain/SPY?limit=5", auth)).json()) as { nextCursor: string };
+    const expected = await (await call(`/v1/chain/SPY?limit=5&cursor=${encodeURIComponent(page1.nextCursor)}`, auth)).json();
+    const cursor = await cursorHoldingOdkPrefix(page1.nextCursor);
+    expect(cursor).toMatch(OLD_CREDENTIAL_SHAPE);
+    const res = await call(`/v1/chain/SPY?limit=5&cursor=${encodeURIComponent(cursor)}`, auth);
+    expect(res.status, await res.clone().text()).toBe(200);
+    expect(await res.json()).toEqual(expected);
+  });
+
+  it("passes cursors and the callback's code and state through, whatever they hold", async () => {
+    for (const query of [
+      "cursor=eyJhIjoxfQ.AbCodk_12345678xYz",
+      "cursor=eyJhIjoxfQ.Ab-odk_12345678-xYz",
+      "cursor=odk_12345678",
+      "code=Ab-odk_12345678_Yz&state=odk_abcdefgh-ods_sess_x",
+    ]) {
+      expect((await probeCall(`/v1/test/ok?${query}`, bearer((await newAccount()).keys[0]!.key))).status, query).toBe(200);
+    }
+    // The dashboard's sign-in callback answers as a callback (no sign-in started here: its HTML failure page), not as a key in the URL.
+    const callback = await call("/dashboard/callback?code=3vA-odk_12345678Q_xYz&state=odk_98765432-Zz");
+    expect(callback.headers.get("Content-Type")).toContain("text/html");
+    expect(await callback.text()).not.toContain("credentials_in_query");
+  });
+
+  it("passes text that only contains a prefix: not a whole token, or not a key's length", async () => {
+    const auth = bearer((await newAccount()).keys[0]!.key);
+    const key = generateApiKey();
+    for (const query of [
+      "note=xodk_12345678",
+      "note=odk_12345678",
+      `note=odk_live_${key.slice(9, 30)}`,
+      `note=abc${key}`,
+      "symbol=ODS_LIVE_SHORT",
+    ]) {
+      expect((await probeCall(`/v1/test/ok?${query}`, auth)).status, query).toBe(200);
+    }
+  });
+
+  it("still refuses a whole key, retired key or session token in any other parameter, as a value or a word of one", async () => {
+    const key = generateApiKey();
+    const session = `ods_sess_${"Ab3".repeat(14)}x`;
+    const retired = `odk_live_${key.slice(9)}`;
+    for (const query of [
+      `limit=${key}`,
+      `symbols=SPY,${key}`,
+      `note=${encodeURIComponent(`see ${key} here`)}`,
+      `q=${session}`,
+      `x=${retired}`,
+      `Cursor=${key}`,
+      `codes=${key}`,
+      `api_key=not-a-key-at-all`,
+      `token=abc`,
+    ]) {
+      const res = await probeCall(`/v1/test/ok?${query}`);
+      const body = await expectError(res, 400, "credentials_in_query");
+      expect(JSON.stringify(body), query).not.toMatch(/ods_live_|ods_sess_|odk_/i);
+    }
+  });
+
+  it("does not search cursor, code and state values: a key there is refused as a bad cursor, never echoed", async () => {
+    const { keys } = await newAccount();
+    const auth = bearer(keys[0]!.key);
+    const key = generateApiKey();
+    const error = await expectError(await call(`/v1/chain/SPY?cursor=${key}`, auth), 400, "invalid_parameter");
+    expect(error.message).toMatch(/'cursor'/);
+    expect(JSON.stringify(error)).not.toContain(key);
+    expect((await probeCall(`/v1/test/ok?code=${key}&state=${key}`, auth)).status).toBe(200);
   });
 });
 

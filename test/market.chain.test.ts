@@ -202,6 +202,17 @@ describe("GET /v1/chain/{symbol}", () => {
     await expectError(await get("/v1/chain/ZZZZ"), 404, "not_found");
   });
 
+  it("accepts expiration dates of the years 0001-9999 only: year 0000 is a 400 naming the parameter, not a 500", async () => {
+    for (const date of ["0000-01-01", "0000-12-31", "0000-02-29"]) {
+      const error = await expectError(await get(`/v1/chain/SPY?expiration=${date}`), 400, "invalid_parameter");
+      expect(error.message).toMatch(/'expiration'.*0001-9999/);
+    }
+    for (const date of ["0001-01-01", "9999-12-31"]) {
+      const { body } = await chain(`expiration=${date}`);
+      expect(body.contracts).toEqual([]);
+    }
+  });
+
   it("answers an empty page with the underlying's spot when nothing matches", async () => {
     const { body } = await chain("strikeMin=99999");
     expect(body).toMatchObject({ contracts: [], truncated: false, nextCursor: null });

@@ -1,4 +1,4 @@
-import { isWellFormedKey, KEY_PREFIX } from "./api-key";
+import { isWellFormedKey, KEY_LENGTH, KEY_PREFIX } from "./api-key";
 
 export const SESSION_TOKEN_PREFIX = "ods_sess_";
 /** Prefixes of key formats we issued before and no longer accept. */
@@ -26,8 +26,25 @@ export function readCredentials(header: string | undefined): Credentials {
   return { kind: "key", key: token };
 }
 
-/** Anything that looks like one of our credentials, current or retired, anywhere in a text. */
-const CREDENTIAL_SHAPE = /(ods_live_|ods_sess_|odk_)[0-9a-z_]{8}/i;
+/**
+ * Our credentials as whole tokens (DESIGN.md §7): a key (`ods_live_` + 49 base62, 58 characters), a
+ * retired key (the same format under `odk_live_`) or a dashboard session token (`ods_sess_` +
+ * base62), delimited by the text's ends or characters outside base62. Any case, and the key's
+ * checksum is not checked, so a key re-cased or mistyped on its way into a URL is still found; a
+ * longer base62 run, or a prefix inside a word (a base64url cursor's `…xodk_12345678…`), is not a key.
+ */
+const CREDENTIAL_TOKEN = new RegExp(
+  `(?<![0-9a-z])(?:(?:${KEY_PREFIX}|odk_live_)[0-9a-z]{${KEY_LENGTH - KEY_PREFIX.length}}|${SESSION_TOKEN_PREFIX}[0-9a-z]+)(?![0-9a-z])`,
+  "i",
+);
+/**
+ * Parameters whose values are never searched for key shapes: pagination cursors (signed values we
+ * issue, base64url text that can hold any run of characters) and the OpenID Connect callback's
+ * `code` and `state` (random values of the identity provider and the sign-in). A key pasted into
+ * one of them is not accepted there either: a cursor that does not verify is a 400 that does not
+ * echo it, and a callback that does not verify is a sign-in failure.
+ */
+const OPAQUE_PARAMS = new Set(["cursor", "code", "state"]);
 /** Parameter names that announce a credential, compared without case. */
 const CREDENTIAL_PARAMS = new Set([
   "api_key",
@@ -51,13 +68,15 @@ function decoded(text: string): string {
 }
 
 /**
- * True when a URL carries credentials: a credential-named parameter (any case), or something
- * shaped like a key or session token in a parameter's name or value or in the path.
+ * True when a URL carries credentials: a credential-named parameter (any case), or a key, retired
+ * key or session token as a whole token in the path, in a parameter's name, or in the value of any
+ * parameter but a cursor or the sign-in callback's `code` and `state`.
  */
 export function hasCredentialsInUrl(url: URL): boolean {
-  if (CREDENTIAL_SHAPE.test(decoded(url.pathname))) return true;
+  if (CREDENTIAL_TOKEN.test(decoded(url.pathname))) return true;
   for (const [name, value] of url.searchParams) {
-    if (CREDENTIAL_PARAMS.has(name.toLowerCase()) || CREDENTIAL_SHAPE.test(name) || CREDENTIAL_SHAPE.test(value)) return true;
+    if (CREDENTIAL_PARAMS.has(name.toLowerCase()) || CREDENTIAL_TOKEN.test(name)) return true;
+    if (!OPAQUE_PARAMS.has(name) && CREDENTIAL_TOKEN.test(value)) return true;
   }
   return false;
 }

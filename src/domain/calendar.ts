@@ -121,8 +121,13 @@ export function sessionCloseAt(isoDate: string): Date {
   return newYorkInstant(isoDate, hours, minutes);
 }
 
-/** A `YYYY-MM-DD` string naming a day that exists (no 2026-02-30). */
+/**
+ * A `YYYY-MM-DD` string naming a day that exists (no 2026-02-30) in years 0001-9999: the one check
+ * of query dates and screener values. Year 0000 is a valid JavaScript date but not a PostgreSQL
+ * one, and five-digit years have no `YYYY-MM-DD` form.
+ */
 export function isCalendarDate(value: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || value.startsWith("0000")) return false;
   const ms = Date.parse(`${value}T00:00:00Z`);
-  return /^\d{4}-\d{2}-\d{2}$/.test(value) && Number.isFinite(ms) && new Date(ms).toISOString().slice(0, 10) === value;
+  return Number.isFinite(ms) && new Date(ms).toISOString().slice(0, 10) === value;
 }

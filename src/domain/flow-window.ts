@@ -32,12 +32,22 @@ export function retentionStart(today: string, sessions = RETENTION_SESSIONS): st
   return previousSessions(sessionOnOrBefore(today), sessions)[0] as string;
 }
 
-/** Trading sessions in [from, to] (inclusive ISO dates). */
-export function sessionsBetween(from: string, to: string): number {
+/**
+ * Trading sessions in [from, to] (inclusive ISO dates), counted up to `atMost` at most: a `to` of
+ * 9999-12-31 must not cost millions of steps (nor run past the year 9999, where ISO dates gain a
+ * sixth year digit and no longer compare as text).
+ */
+export function sessionsBetween(from: string, to: string, atMost = Number.POSITIVE_INFINITY): number {
   let n = 0;
-  for (let d = sessionOnOrAfter(from); d <= to; d = sessionOnOrAfter(nextDay(d))) n++;
+  for (let d = sessionOnOrAfter(from); d <= to && n < atMost; d = sessionOnOrAfter(nextDay(d))) {
+    n++;
+    if (d >= LAST_DATE) break;
+  }
   return n;
 }
+
+/** The last day with a `YYYY-MM-DD` form (the day after it is `+010000-01-01`). */
+const LAST_DATE = "9999-12-31";
 
 function nextDay(d: string): string {
   return new Date(Date.parse(`${d}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
@@ -80,11 +90,11 @@ export function flowWindow(req: FlowWindowRequest): FlowWindowResult {
   const start = clamped ? historyStart : from;
   if (to === undefined && req.fromOnlyEndsAt === "newest") return { ok: true, from: { date: start }, to: { newest: true }, clamped };
   const end = to ?? sessionOnOrAfter(start);
-  if (req.maxSessions !== undefined && sessionsBetween(start, end) > req.maxSessions) {
+  if (req.maxSessions !== undefined && sessionsBetween(start, end, req.maxSessions + 1) > req.maxSessions) {
     return {
       ok: false,
       error: "out_of_range",
-      message: `A market-wide query spans at most ${req.maxSessions} sessions; ${start} to ${end} spans ${sessionsBetween(start, end)}. Name symbols for longer windows.`,
+      message: `A market-wide query spans at most ${req.maxSessions} sessions; ${start} to ${end} spans more. Name symbols for longer windows.`,
     };
   }
   return { ok: true, from: { date: start }, to: to === undefined ? { date: end } : { atMostNewest: end }, clamped };

@@ -29,8 +29,12 @@ export function numberParam(doc: ParamDoc, bounds: { min?: number; max?: number 
   return z.preprocess(numericText, schema.optional().meta(doc));
 }
 
-/** An optional calendar date `YYYY-MM-DD` that exists. */
-export const dateParam = z.string().regex(DATE, "must be YYYY-MM-DD").refine(isCalendarDate, "is not a calendar date").optional();
+/** An optional calendar date `YYYY-MM-DD` that exists, in years 0001-9999 (`isCalendarDate`). */
+export const dateParam = z
+  .string()
+  .regex(DATE, "must be YYYY-MM-DD")
+  .refine(isCalendarDate, "is not a calendar date of the years 0001-9999")
+  .optional();
 
 /**
  * The value of a parameter that has an alias: either name may be used; both with different

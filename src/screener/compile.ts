@@ -42,12 +42,18 @@ const omitted = (value: unknown) => value === undefined || value === null || val
 const bad = (message: string) => new ApiError("invalid_body", message);
 const show = (value: unknown) => JSON.stringify(value)?.slice(0, 40) ?? String(value);
 
+/** A string the client sent, lower-cased; anything else (numbers, lists, objects) is not a keyword. */
+const keyword = (value: unknown) => (typeof value === "string" ? value.toLowerCase() : undefined);
+
+/** Instants a timestamp filter may name: years 0001-9999, as PostgreSQL and `YYYY-MM-DD` can write them. */
+const isTimestampInRange = (iso: string) => isCalendarDate(iso.slice(0, 10));
+
 const EXPECTED: Record<ScreenerField["type"], string> = {
   number: "a number",
   integer: "an integer",
-  text: `a string of 1-${MAX_TEXT_LENGTH} characters`,
-  date: "a date YYYY-MM-DD",
-  timestamp: "an ISO 8601 timestamp or a date YYYY-MM-DD",
+  text: `a string of 1-${MAX_TEXT_LENGTH} characters without U+0000`,
+  date: "a date YYYY-MM-DD of the years 0001-9999",
+  timestamp: "an ISO 8601 timestamp or a date YYYY-MM-DD, in the years 0001-9999",
   boolean: "true or false",
   set: "one of the listed values",
 };
@@ -55,6 +61,7 @@ const EXPECTED: Record<ScreenerField["type"], string> = {
 function expected(field: ScreenerField): string {
   if (field.values) return `one of ${field.values.join(", ")}`;
   if (field.upperCase && field.type === "set") return "a ticker";
+  if (field.range) return `an integer from ${field.range[0]} to ${field.range[1]}${field.daysUntil ? " (days from today)" : ""}`;
   return EXPECTED[field.type];
 }
 
@@ -62,10 +69,16 @@ function expected(field: ScreenerField): string {
 function scalar(field: ScreenerField, name: string, value: unknown): string | number | boolean {
   const fail = () => bad(`Filter field '${name}' expects ${expected(field)}, got ${show(value)}.`);
   switch (field.type) {
-    case "number":
-    case "integer": {
+    case "number": {
       const n = numeric(value);
-      if (!Number.isFinite(n) || (field.type === "integer" && !Number.isInteger(n)) || Math.abs(n) > 1e15) throw fail();
+      if (!Number.isFinite(n) || Math.abs(n) > 1e15) throw fail();
+      return n;
+    }
+    case "integer": {
+      // Bound to the column's range: PostgreSQL refuses the whole statement for a parameter outside it.
+      const n = numeric(value);
+      const [min, max] = field.range ?? [-Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER];
+      if (!Number.isInteger(n) || n < min || n > max) throw fail();
       return n;
     }
     case "date":
@@ -76,14 +89,18 @@ function scalar(field: ScreenerField, name: string, value: unknown): string | nu
       if (isCalendarDate(value)) return `${value}T00:00:00.000Z`;
       const ms = Date.parse(value);
       if (!/^\d{4}-\d{2}-\d{2}T/.test(value) || !Number.isFinite(ms)) throw fail();
-      return new Date(ms).toISOString();
+      // An offset can carry 9999-12-31T23:00-05:00 into year 10000, and 0000-… parses: both outside PostgreSQL's range as written.
+      const iso = new Date(ms).toISOString();
+      if (!isTimestampInRange(iso)) throw fail();
+      return iso;
     }
     case "boolean":
       if (value === true || value === "true") return true;
       if (value === false || value === "false") return false;
       throw fail();
     case "text":
-      if (typeof value !== "string" || value.length === 0 || value.length > MAX_TEXT_LENGTH) throw fail();
+      // PostgreSQL text cannot hold U+0000: such a parameter fails the statement.
+      if (typeof value !== "string" || value.length === 0 || value.length > MAX_TEXT_LENGTH || value.includes("\u0000")) throw fail();
       return field.upperCase ? value.toUpperCase() : value;
     case "set": {
       if (typeof value !== "string") throw fail();
@@ -160,7 +177,7 @@ function earningsExclusion(name: string, value: unknown, clock: ScreenClock): SQ
   if (name !== "earnings" && name !== "earningsDate") {
     throw bad(`Filter operation 'excludeEarnings' applies to the field 'earnings', not '${name}'.`);
   }
-  const mode = omitted(value) ? "contract" : String(value).toLowerCase();
+  const mode = omitted(value) ? "contract" : keyword(value);
   if (mode === "contract") return sql`not ${t.expirationNearEarnings}`;
   if (mode === "symbol" || mode === "ticker") {
     return sql`(${t.earningsDate} is null or ${t.earningsDate} not between ${clock.today}::date and ${addDays(clock.today, 7)}::date)`;
@@ -182,7 +199,7 @@ function compileRule(rule: FilterRule, clock: ScreenClock): { where?: SQL; order
   if (!field) throw bad(`Unknown filter field '${rule.field.slice(0, 60)}'; docs/screener.md lists the accepted fields.`);
   const name = rule.field;
   const op = rule.operation;
-  const comparisonOp = COMPARISONS[op];
+  const comparisonOp = COMPARISONS.get(op);
   if (comparisonOp) return { where: comparison(field, name, comparisonOp, rule.value, clock) };
   switch (op) {
     case "like": {
@@ -223,7 +240,8 @@ function compileRule(rule: FilterRule, clock: ScreenClock): { where?: SQL; order
       return { where: sql`${t.strikeRank} <= ${boundedInt(op, rule.value, 0, 1, 100)}` };
     }
     case "sort": {
-      const direction = SORT_DIRECTIONS[omitted(rule.value) ? "" : String(rule.value).toLowerCase()];
+      const spelling = omitted(rule.value) ? "" : keyword(rule.value);
+      const direction = spelling === undefined ? undefined : SORT_DIRECTIONS.get(spelling);
       if (!direction) throw bad(`Sort direction for '${name}' must be asc, desc, ascending or descending, got ${show(rule.value)}.`);
       return { order: sql`${field.expr} ${sql.raw(direction)} nulls last` };
     }
@@ -231,7 +249,7 @@ function compileRule(rule: FilterRule, clock: ScreenClock): { where?: SQL; order
   if (UNSUPPORTED_OPERATIONS.includes(op)) {
     throw bad(`Filter operation '${op}' is not supported; combine gt/gte/lt/lte rules (for 'between') or use exclude (for 'neq').`);
   }
-  throw bad(`Unknown filter operation '${op.slice(0, 30)}'; docs/screener.md lists the accepted operations.`);
+  throw bad(`Unknown filter operation '${op.slice(0, 30)}' for field '${name}'; docs/screener.md lists the accepted operations.`);
 }
 
 /** The one underlying a screen is restricted to, if the rules pin exactly one. */
@@ -239,7 +257,7 @@ function pinnedSymbol(rules: readonly FilterRule[]): string | undefined {
   const pinned = new Set<string>();
   for (const r of rules) {
     if (r.field !== "symbol" && r.field !== "symbols") continue;
-    if (COMPARISONS[r.operation] === "eq" && typeof r.value === "string") pinned.add(r.value.trim().toUpperCase());
+    if (COMPARISONS.get(r.operation) === "eq" && typeof r.value === "string") pinned.add(r.value.trim().toUpperCase());
     if (r.operation === "in") {
       const items = Array.isArray(r.value) ? r.value : typeof r.value === "string" ? r.value.split(",") : [];
       if (items.length === 1 && typeof items[0] === "string") pinned.add(items[0].trim().toUpperCase());

@@ -1,5 +1,5 @@
-import { sql, type SQL } from "drizzle-orm";
-import type { AnyPgColumn } from "drizzle-orm/pg-core";
+import { is, sql, type SQL } from "drizzle-orm";
+import { PgColumn, type AnyPgColumn } from "drizzle-orm/pg-core";
 import { screenerContracts as t } from "../db/schema";
 
 /**
@@ -24,6 +24,23 @@ export interface ScreenerField {
   values?: readonly string[];
   /** Text compared as upper case (tickers), so equality and lists use the column's index. */
   upperCase?: true;
+  /** Integer fields: the values a filter may compare with (the column's range, or days that keep today + n a date). */
+  range?: readonly [min: number, max: number];
+}
+
+/** PostgreSQL `smallint` and `integer`: a parameter outside its column's type is an error of the statement, not "no match". */
+export const SMALLINT_RANGE = [-32_768, 32_767] as const;
+export const INTEGER_RANGE = [-2_147_483_648, 2_147_483_647] as const;
+/** Days from today a "days until" filter may count: about 274 years either way, so today + n stays a date of years 0001-9999. */
+export const DAYS_RANGE = [-100_000, 100_000] as const;
+
+/** An integer field's range, from its column's SQL type; a field that has none is a mistake in this table. */
+function integerRange(name: string, expr: SQL | AnyPgColumn, daysUntil: boolean): readonly [number, number] {
+  if (daysUntil) return DAYS_RANGE;
+  const sqlType = is(expr, PgColumn) ? expr.getSQLType() : undefined;
+  if (sqlType === "smallint") return SMALLINT_RANGE;
+  if (sqlType === "integer") return INTEGER_RANGE;
+  throw new Error(`Screener field '${name}' is an integer without a known range (column type ${sqlType ?? "unknown"}).`);
 }
 
 const f = (
@@ -32,7 +49,15 @@ const f = (
   expr: SQL | AnyPgColumn,
   description: string,
   more: Partial<Omit<ScreenerField, "name" | "type" | "expr" | "description">> = {},
-): ScreenerField => ({ name, type, expr, description, aliases: [], ...more });
+): ScreenerField => ({
+  name,
+  type,
+  expr,
+  description,
+  aliases: [],
+  ...more,
+  ...(type === "integer" ? { range: more.range ?? integerRange(name, expr, more.daysUntil === true) } : {}),
+});
 
 const PCT = "percent (8 means 8%)";
 const USD = "USD";

@@ -6,20 +6,24 @@
 
 export type Comparison = "gt" | "gte" | "lt" | "lte" | "eq";
 
-/** The 11 comparison spellings and the comparison each means. */
-export const COMPARISONS: Readonly<Record<string, Comparison>> = {
-  gt: "gt",
-  ">": "gt",
-  gte: "gte",
-  ">=": "gte",
-  lt: "lt",
-  "<": "lt",
-  lte: "lte",
-  "<=": "lte",
-  eq: "eq",
-  "=": "eq",
-  "==": "eq",
-};
+/**
+ * The 11 comparison spellings and the comparison each means. A Map, like every table looked up with
+ * a client's string: a plain object would answer `constructor`, `__proto__` or `toString` from its
+ * prototype.
+ */
+export const COMPARISONS: ReadonlyMap<string, Comparison> = new Map([
+  ["gt", "gt"],
+  [">", "gt"],
+  ["gte", "gte"],
+  [">=", "gte"],
+  ["lt", "lt"],
+  ["<", "lt"],
+  ["lte", "lte"],
+  ["<=", "lte"],
+  ["eq", "eq"],
+  ["=", "eq"],
+  ["==", "eq"],
+]);
 
 export interface OperationDoc {
   operation: string;
@@ -67,13 +71,14 @@ export const SPECIAL_OPERATIONS: readonly OperationDoc[] = [
 /** Spelled by clients, refused by the spec. */
 export const UNSUPPORTED_OPERATIONS: readonly string[] = ["neq", "between"];
 
-export const SORT_DIRECTIONS: Readonly<Record<string, "asc" | "desc">> = {
-  "": "asc",
-  asc: "asc",
-  ascending: "asc",
-  desc: "desc",
-  descending: "desc",
-};
+/** Sort directions as clients spell them (lower-cased; empty means ascending). */
+export const SORT_DIRECTIONS: ReadonlyMap<string, "asc" | "desc"> = new Map([
+  ["", "asc"],
+  ["asc", "asc"],
+  ["ascending", "asc"],
+  ["desc", "desc"],
+  ["descending", "desc"],
+]);
 
 /** Every accepted operation spelling (20). */
-export const ACCEPTED_OPERATIONS: readonly string[] = [...Object.keys(COMPARISONS), ...SPECIAL_OPERATIONS.map((o) => o.operation)];
+export const ACCEPTED_OPERATIONS: readonly string[] = [...COMPARISONS.keys(), ...SPECIAL_OPERATIONS.map((o) => o.operation)];

@@ -18,7 +18,7 @@ export function fieldTableMarkdown(): string {
 }
 
 export function operationTableMarkdown(): string {
-  const spellings = Object.entries(COMPARISONS).map(([spelling, meaning]) => `\`${spelling}\` (${meaning})`);
+  const spellings = [...COMPARISONS].map(([spelling, meaning]) => `\`${spelling}\` (${meaning})`);
   return [
     "| operation | meaning |",
     "| --- | --- |",

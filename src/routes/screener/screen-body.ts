@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ApiError } from "../../http/errors";
 import type { FilterRule } from "../../screener/compile";
+import { INTEGER_RANGE } from "../../screener/fields";
 
 /** Bounds on what one screen may ask for (docs/decisions.md). */
 const MAX_FILTERS = 50;
@@ -12,6 +13,8 @@ const int = (description: string) => z.int().min(-1_000_000).max(1_000_000).opti
 const dte = (description: string) => z.int().min(0).max(MAX_DTE).optional().describe(description);
 const delta = (description: string) => z.number().min(-1).max(1).optional().describe(description);
 const num = (description: string) => z.number().min(0).max(1e15).optional().describe(description);
+/** A bound on an `integer` column (open interest): its range, as the filter rule it stands for enforces. */
+const contracts = (description: string) => z.number().min(0).max(INTEGER_RANGE[1]).optional().describe(description);
 const symbolList = (description: string) =>
   z
     .union([z.array(z.string().max(12)).max(500), z.string().max(6_000)])
@@ -39,8 +42,8 @@ export const ScreenBody = z.strictObject({
   minDelta: delta("Alias of deltaMin."),
   deltaMax: delta("Signed delta, at most. Alias: maxDelta."),
   maxDelta: delta("Alias of deltaMax."),
-  openInterestMin: num("Open interest, at least. Alias: minOpenInterest."),
-  minOpenInterest: num("Alias of openInterestMin."),
+  openInterestMin: contracts("Open interest, at least. Alias: minOpenInterest."),
+  minOpenInterest: contracts("Alias of openInterestMin."),
   yieldPercentMin: z.number().min(-1e6).max(1e6).optional().describe("Return on collateral in percent, at least. Alias: minYieldPercent."),
   minYieldPercent: z.number().min(-1e6).max(1e6).optional().describe("Alias of yieldPercentMin."),
   bidAskSpreadPctMax: num("Spread in percent of mid, at most (8 means 8%). Alias: maxBidAskSpreadPct."),
