@@ -173,6 +173,8 @@ export function buildChain(
   for (const rootSpec of u.roots) {
     for (const expiration of expirationsFor(u, rootSpec.monthlyOnly, clock.sessionDate, listing)) {
       const T = yearsToExpiry(expiration, rootSpec.settlement, clock.asOf);
+      // Settled before the snapshot (an AM-settled expiration on its own day): no longer quoted.
+      if (!(T > 0)) continue;
       const forward = u.price * Math.exp((DEFAULT_RISK_FREE_RATE - u.dividendYield) * T);
       const dte = daysBetween(clock.sessionDate, expiration);
       const weekly = rootSpec.root !== u.symbol || dte < 60;

@@ -134,13 +134,18 @@ function parseRow(cells: string[]): QuoteTableContract[] {
 
 export interface PricedContract extends QuoteTableContract, QuoteAnalytics {}
 
-/** Fills what the file lacks: IV from the mid when the vendor gave none, and every Greek in our units. */
+/**
+ * Fills what the file lacks: IV from the mid when the vendor gave none, and every Greek in our units.
+ * A contract at or past its expiry instant at the table's time (T = 0, e.g. a same-day PM-settled
+ * contract in a file taken at the close) has settled: no IV is solved (its price is its intrinsic
+ * value, which implies no volatility), the vendor's IV is kept as given, and its Greeks are null.
+ */
 export function priceContracts(table: QuoteTable, rate: number, dividendYield: number): PricedContract[] {
   return table.contracts.map((c) => {
     const T = yearsToExpiry(c.contract.expiration, c.settlement, table.asOf);
     const mid = (c.bid + c.ask) / 2;
     const solved =
-      c.bid > 0 || c.ask > 0
+      T > 0 && (c.bid > 0 || c.ask > 0)
         ? impliedVolatility({ price: mid, S: table.spot, K: c.contract.strike, T, r: rate, q: dividendYield, side: c.contract.side })
         : null;
     return {

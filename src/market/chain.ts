@@ -1,4 +1,4 @@
-import { and, asc, eq, gte, lte, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, gt, gte, lte, or, sql, type SQL } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { optionQuotes } from "../db/schema";
 import { optionQuoteColumns } from "./option-quotes";
@@ -18,6 +18,16 @@ export interface ChainFilter {
   absDeltaMax?: number;
   minOpenInterest?: number;
   minVolume?: number;
+  /** Only contracts not yet expired on `today` once `settled` of its settlement instants have passed (`settlementPhase`). */
+  unexpired?: { today: string; settled: 0 | 1 | 2 };
+}
+
+/** Contracts that have not expired: later expirations, and today's whose settlement instant (AM at the open, PM at the close) is ahead. */
+function unexpiredCondition({ today, settled }: { today: string; settled: 0 | 1 | 2 }): SQL | undefined {
+  if (settled === 0) return gte(optionQuotes.expiration, today);
+  if (settled === 1)
+    return or(gt(optionQuotes.expiration, today), and(eq(optionQuotes.expiration, today), eq(optionQuotes.settlement, "pm")));
+  return gt(optionQuotes.expiration, today);
 }
 
 /** The position after the last row of a page: (expiration, strike, side, root) is unique per underlying. */
@@ -40,6 +50,7 @@ export function chainPageQuery(db: Database, f: ChainFilter, after: ChainKey | n
     f.absDeltaMax !== undefined ? sql`abs(${optionQuotes.delta}) <= ${f.absDeltaMax}` : undefined,
     f.minOpenInterest !== undefined ? gte(optionQuotes.openInterest, f.minOpenInterest) : undefined,
     f.minVolume !== undefined ? gte(optionQuotes.volume, f.minVolume) : undefined,
+    f.unexpired !== undefined ? unexpiredCondition(f.unexpired) : undefined,
     after
       ? sql`(${optionQuotes.expiration}, ${optionQuotes.strike}, ${optionQuotes.side}, ${optionQuotes.root}) > (${after[0]}::date, ${after[1]}::float8, ${after[2]}::text, ${after[3]}::text)`
       : undefined,

@@ -11,6 +11,8 @@ export interface OptionQuoteRow extends QuoteAnalytics {
   expiration: string;
   strike: number;
   side: "call" | "put";
+  /** When the contract expires: AM-settled at its expiration's open, PM-settled at its close. */
+  settlement: "am" | "pm";
   bid: number | null;
   ask: number | null;
   last: number | null;
@@ -27,6 +29,7 @@ export const optionQuoteColumns = {
   expiration: optionQuotes.expiration,
   strike: optionQuotes.strike,
   side: optionQuotes.side,
+  settlement: optionQuotes.settlement,
   bid: optionQuotes.bid,
   ask: optionQuotes.ask,
   last: optionQuotes.last,

@@ -11,7 +11,10 @@ export interface SnapshotView<T, B> {
   name: string;
   compute: (db: Database) => Promise<Derived<T>>;
   render: (derived: Derived<T>) => B | Promise<B>;
-  /** What the body depends on beyond the request's path and query, today and the snapshot (a plan's clamp). */
+  /**
+   * What the body depends on beyond the request's path and query, today and the snapshot: a plan's
+   * clamp, which of today's contracts have expired (`requestSettlementPhase`), the request's minute.
+   */
   vary?: string;
 }
 

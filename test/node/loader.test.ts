@@ -58,6 +58,23 @@ describe("Cboe quote-table loader", () => {
     expect(Math.abs(atm.delta! - 0.4594)).toBeLessThan(0.05);
   });
 
+  it("stores a contract at its expiry instant with null Greeks and the vendor's IV, solving none", () => {
+    // The excerpt read as a file of 2022-02-07: its close is the settlement instant of the SPXW 2022-02-07 contracts.
+    const asOfExpiry = (text: string) => priceContracts(parseQuoteTable(text, { asOf: "2022-02-07" }), 0.0025, 0);
+    const priced = asOfExpiry(excerpt);
+    const settled = priced.filter((c) => c.contract.expiration === "2022-02-07");
+    expect(settled).toHaveLength(20);
+    for (const c of settled) {
+      expect(c.iv).toBe(c.vendorIv);
+      expect([c.delta, c.gamma, c.theta, c.vega, c.rho]).toEqual([null, null, null, null, null]);
+    }
+    // Without the vendor's IV none is solved from the mid: a settled option's price implies no volatility.
+    const solved = asOfExpiry(excerpt.replace("0.2531,0.4594", "0,0.4594")).find((c) => c.optionSymbol === "SPXW220207C04500000")!;
+    expect([solved.vendorIv, solved.iv, solved.delta]).toEqual([null, null, null]);
+    // The later expirations keep their Greeks.
+    expect(priced.find((c) => c.optionSymbol === "SPXW220218C04500000")!.gamma).toBeGreaterThan(0);
+  });
+
   it("loads idempotently: a second load of the same file changes nothing", async () => {
     const backend = await openBackend({ dataDir: "memory://" });
     try {

@@ -1,12 +1,11 @@
 import { z } from "zod";
-import { gammaBook, type GammaBook } from "../../analytics/gamma-book";
 import { GEX_DISCLAIMER, gexProfile } from "../../analytics/gex";
 import { tickerParam } from "../../domain/symbols";
 import { isoTimestamp } from "../../db/timestamps";
 import { unknownSymbol } from "../../http/errors";
-import { requestToday } from "../../http/request-clock";
+import { requestMinute, requestToday } from "../../http/request-clock";
 import { defineRoute } from "../../http/route";
-import { readGexChain, type GexChain } from "../../market/gamma-exposure";
+import { gexBookAt, readGexInputs } from "../../market/gamma-exposure";
 import { snapshotResponse } from "../../market/snapshot-response";
 import { gexWindow, gexWindowParams } from "./gex-window";
 
@@ -42,11 +41,8 @@ export const GexProfileSchema = z.object({
 });
 export type GexProfileBody = z.infer<typeof GexProfileSchema>;
 
-/** A chain's gamma book at its stored spot; an underlying without a quote has an empty one. */
-export function bookOf(chain: GexChain): { spot: number; book: GammaBook } {
-  const spot = chain.spot ?? 0;
-  return { spot, book: gammaBook(spot > 0 ? chain.contracts : [], chain.market) };
-}
+/** The snapshot-derived value both GEX routes compute from (per symbol, window and snapshot version). */
+export const gexInputsName = (symbol: string, from: string, to: string) => `gex-inputs:${symbol}:${from}:${to}`;
 
 export const gexRoute = defineRoute({
   method: "get",
@@ -55,6 +51,8 @@ export const gexRoute = defineRoute({
   summary: "Gamma exposure profile",
   description:
     "Dealer gamma exposure per strike over the selected expirations (every root, AM- and PM-settled), totals, regime, gamma flip and walls. " +
+    "Exposures are as of the request, to the minute: time to expiry runs from now, and a contract past its settlement " +
+    "(the open for AM-settled roots, the close for PM-settled ones) carries none. " +
     "Method and conventions: docs/gex.md. Default window: 0 to 60 days to expiration.",
   tags: ["Gamma exposure"],
   access: "entitled",
@@ -64,18 +62,22 @@ export const gexRoute = defineRoute({
   errors: ["not_found", "invalid_range"],
   handler: (c, { params, query }) => {
     const { from, to } = gexWindow(query, requestToday(c));
+    const at = requestMinute(c);
     return snapshotResponse(c, {
-      name: `gex:${params.symbol}:${from}:${to}`,
-      compute: async (db) => {
-        const { snapshot, value: chain } = await readGexChain(db, params.symbol, from, to);
-        if (!chain.exists) return { snapshot, value: null };
-        const { spot, book } = bookOf(chain);
-        return { snapshot, value: { spot, ...gexProfile(book, spot) } };
-      },
+      name: gexInputsName(params.symbol, from, to),
+      // Exposures are as of the request's minute: the inputs are cached per snapshot, the body per minute.
+      vary: `at=${at.toISOString()}`,
+      compute: (db) => readGexInputs(db, params.symbol, from, to),
       render: ({ snapshot, value }): GexProfileBody => {
-        if (value === null) throw unknownSymbol(params.symbol);
-        const { spot, ...profile } = value;
-        return { symbol: params.symbol, stockPrice: spot, asOf: isoTimestamp(snapshot.asOf), ...profile, disclaimer: GEX_DISCLAIMER };
+        if (!value.exists) throw unknownSymbol(params.symbol);
+        const { spot, book } = gexBookAt(value, at);
+        return {
+          symbol: params.symbol,
+          stockPrice: spot,
+          asOf: isoTimestamp(snapshot.asOf),
+          ...gexProfile(book, spot),
+          disclaimer: GEX_DISCLAIMER,
+        };
       },
     });
   },

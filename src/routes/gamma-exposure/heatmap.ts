@@ -5,11 +5,11 @@ import { tickerParam } from "../../domain/symbols";
 import { isoTimestamp } from "../../db/timestamps";
 import { ApiError, unknownSymbol } from "../../http/errors";
 import { numberParam } from "../../http/query-params";
-import { requestToday } from "../../http/request-clock";
+import { requestMinute, requestToday } from "../../http/request-clock";
 import { defineRoute } from "../../http/route";
-import { readGexChain } from "../../market/gamma-exposure";
+import { gexBookAt, readGexInputs } from "../../market/gamma-exposure";
 import { snapshotResponse } from "../../market/snapshot-response";
-import { bookOf, GexStrikeSchema } from "./gex";
+import { gexInputsName, GexStrikeSchema } from "./gex";
 import { gexWindow, gexWindowParams } from "./gex-window";
 
 const HeatmapCellSchema = GexStrikeSchema.extend({ expiration: z.iso.date() });
@@ -40,7 +40,8 @@ export const gexHeatmapRoute = defineRoute({
   summary: "Gamma exposure heatmap",
   description:
     `GEX per (expiration, strike) cell. Strike band: strikeMin..strikeMax; one-sided when only one is given; spot ±${HEATMAP_BAND * 100}% when neither. ` +
-    `Capped at ${HEATMAP_MAX_CELLS} cells (then truncated: true). Default window: 0 to 60 days to expiration.`,
+    `Capped at ${HEATMAP_MAX_CELLS} cells (then truncated: true). Exposures as in the GEX profile: as of the request, to the minute; ` +
+    "contracts past their settlement carry none. Default window: 0 to 60 days to expiration.",
   tags: ["Gamma exposure"],
   access: "entitled",
   params: z.object({ symbol: tickerParam }),
@@ -61,37 +62,28 @@ export const gexHeatmapRoute = defineRoute({
       throw new ApiError("invalid_range", `strikeMin (${strikeMin}) is above strikeMax (${strikeMax}).`);
     }
     const { from, to } = gexWindow(query, requestToday(c));
+    const at = requestMinute(c);
     return snapshotResponse(c, {
-      name: `gex-heatmap:${params.symbol}:${from}:${to}:${strikeMin ?? ""}:${strikeMax ?? ""}`,
-      compute: async (db) => {
-        const { snapshot, value: chain } = await readGexChain(db, params.symbol, from, to);
-        if (!chain.exists) return { snapshot, value: null };
-        const { spot, book } = bookOf(chain);
+      // The profile's inputs: one cached value per window serves both routes and every band.
+      name: gexInputsName(params.symbol, from, to),
+      vary: `at=${at.toISOString()}`,
+      compute: (db) => readGexInputs(db, params.symbol, from, to),
+      render: ({ snapshot, value }): GexHeatmapBody => {
+        if (!value.exists) throw unknownSymbol(params.symbol);
+        const { spot, book } = gexBookAt(value, at);
         const { gammaFlip, callWallStrike, putWallStrike } = gexProfile(book, spot);
         const map = gexHeatmap(book, spot, { strikeMin, strikeMax });
-        return {
-          snapshot,
-          value: {
-            spot,
-            gammaFlip,
-            callWallStrike,
-            putWallStrike,
-            expirations: map.expirations,
-            cells: map.cells,
-            truncated: map.truncated,
-          },
-        };
-      },
-      render: ({ snapshot, value }): GexHeatmapBody => {
-        if (value === null) throw unknownSymbol(params.symbol);
-        const { spot, truncated, ...rest } = value;
         return {
           symbol: params.symbol,
           stockPrice: spot,
           metric: query.metric ?? "net",
           asOf: isoTimestamp(snapshot.asOf),
-          ...rest,
-          ...(truncated ? { truncated: true as const } : {}),
+          gammaFlip,
+          callWallStrike,
+          putWallStrike,
+          expirations: map.expirations,
+          cells: map.cells,
+          ...(map.truncated ? { truncated: true as const } : {}),
         };
       },
     });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { requestToday } from "../../http/request-clock";
+import { requestNow, requestSettlementPhase, requestToday } from "../../http/request-clock";
 import { formatOcc, parseOcc } from "../../domain/occ";
 import { STANDARD_LIMITS } from "../../domain/plans";
 import { ApiError } from "../../http/errors";
@@ -50,12 +50,15 @@ export const batchQuotesRoute = defineRoute({
     const symbols = [...bySymbol.keys()].sort();
     return snapshotResponse(c, {
       name: await parameterKey("option-quotes", symbols),
+      // Greeks are served until each contract's settlement instant: the body differs before and after it.
+      vary: `settled=${requestSettlementPhase(c)}`,
       compute: (db) => readOptionQuotes(db, symbols),
       render: ({ value: rows }): BatchQuotes => {
         const today = requestToday(c);
+        const at = requestNow(c);
         const found = new Set(rows.map((r) => r.optionSymbol));
         return {
-          quotes: rows.map((r) => toOptionQuote(r, today)),
+          quotes: rows.map((r) => toOptionQuote(r, today, at)),
           missing: [...bySymbol].filter(([canonical]) => !found.has(canonical)).map(([, sent]) => sent),
         };
       },

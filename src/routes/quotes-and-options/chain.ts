@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { addDays } from "../../domain/calendar";
-import { requestToday } from "../../http/request-clock";
+import { requestNow, requestSettlementPhase, requestToday } from "../../http/request-clock";
 import { STANDARD_LIMITS } from "../../domain/plans";
 import { tickerParam } from "../../domain/symbols";
 import { isoTimestamp } from "../../db/timestamps";
@@ -63,7 +63,7 @@ function absDelta(name: string, value: number | undefined): number | undefined {
 }
 
 /** Validates and normalises the chain parameters into the filter the query runs. */
-function chainFilter(symbol: string, q: ChainQueryInput, today: string): ChainFilter {
+function chainFilter(symbol: string, q: ChainQueryInput, today: string, settled: 0 | 1 | 2): ChainFilter {
   if (q.strikeMin !== undefined && q.strikeMax !== undefined && q.strikeMin > q.strikeMax) {
     throw new ApiError("invalid_range", `strikeMin (${q.strikeMin}) is above strikeMax (${q.strikeMax}).`);
   }
@@ -88,6 +88,8 @@ function chainFilter(symbol: string, q: ChainQueryInput, today: string): ChainFi
     strikeMax: q.strikeMax,
     absDeltaMin,
     absDeltaMax,
+    // An expired contract has no delta: a delta bound leaves it out, as it leaves out any other without one.
+    unexpired: absDeltaMin !== undefined || absDeltaMax !== undefined ? { today, settled } : undefined,
     minOpenInterest: aliased(q, "minOI", "oiMin"),
     minVolume: aliased(q, "minVolume", "volumeMin"),
   };
@@ -131,7 +133,8 @@ export const chainRoute = defineRoute({
   handler: async (c, { params, query }) => {
     const secrets = c.get("config").CURSOR_SECRET;
     const today = requestToday(c);
-    const filter = chainFilter(params.symbol, query, today);
+    const settled = requestSettlementPhase(c);
+    const filter = chainFilter(params.symbol, query, today, settled);
     const limit = clampToPlan(c, query.limit ?? DEFAULT_CHAIN_LIMIT, c.get("account").limits.maxRows);
     // Bound to the parameters as sent and the page size (not to the date: a cursor survives midnight).
     const digest = await queryDigest({ symbol: params.symbol, query: { ...query, cursor: undefined }, limit });
@@ -140,6 +143,8 @@ export const chainRoute = defineRoute({
     const after = position?.after ?? null;
     return snapshotResponse(c, {
       name: await parameterKey(`chain:${params.symbol}`, { filter, after, limit, today }),
+      // Greeks are served until each contract's settlement instant: the body differs before and after it.
+      vary: `settled=${settled}`,
       compute: (db) => readChainPage(db, filter, after, limit),
       render: async ({ snapshot, value }): Promise<Chain> => {
         if (!value.exists) throw unknownSymbol(params.symbol);
@@ -154,7 +159,7 @@ export const chainRoute = defineRoute({
           asOf: isoTimestamp(snapshot.asOf),
           truncated,
           nextCursor: next ? await encodeCursor(secrets, [next, spot], digest) : null,
-          contracts: page.map((r) => toOptionQuote(r, today)),
+          contracts: page.map((r) => toOptionQuote(r, today, requestNow(c))),
         };
       },
     });

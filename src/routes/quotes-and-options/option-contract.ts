@@ -3,6 +3,7 @@ import { daysBetween } from "../../domain/calendar";
 import { isoTimestamp } from "../../db/timestamps";
 import type { OptionQuoteRow } from "../../market/option-quotes";
 import { round } from "../../domain/round";
+import { hasExpired } from "../../domain/market-clock";
 
 /** The "Option contract quote" of the spec; used by the single, batch and chain endpoints. */
 export const OptionQuoteSchema = z.object({
@@ -34,9 +35,12 @@ export type OptionQuote = z.infer<typeof OptionQuoteSchema>;
 /**
  * Field rules: mid only for a two-sided market; spreadPercent = (ask − bid) / mid × 100, signed
  * as is, null for an inverted market (ask < bid) or a zero mid; IV stored as a decimal is served
- * in percent; dte against `today` (the ET date).
+ * in percent; dte against `today` (the ET date of `at`); delta, gamma, theta, vega and rho null
+ * once the contract has expired at `at`, the request's instant (its settlement: the open for
+ * AM-settled contracts, the close for PM-settled ones), whatever was stored before it.
  */
-export function toOptionQuote(row: OptionQuoteRow, today: string): OptionQuote {
+export function toOptionQuote(row: OptionQuoteRow, today: string, at: Date): OptionQuote {
+  const expired = hasExpired(row.expiration, row.settlement, at);
   const twoSided = row.bid !== null && row.ask !== null;
   const mid = twoSided ? ((row.bid as number) + (row.ask as number)) / 2 : null;
   const spreadPercent =
@@ -56,11 +60,11 @@ export function toOptionQuote(row: OptionQuoteRow, today: string): OptionQuote {
     volume: row.volume,
     openInterest: row.openInterest,
     iv: round(row.iv === null ? null : row.iv * 100, 4),
-    delta: round(row.delta, 6),
-    gamma: round(row.gamma, 6),
-    theta: round(row.theta, 6),
-    vega: round(row.vega, 6),
-    rho: round(row.rho, 6),
+    delta: expired ? null : round(row.delta, 6),
+    gamma: expired ? null : round(row.gamma, 6),
+    theta: expired ? null : round(row.theta, 6),
+    vega: expired ? null : round(row.vega, 6),
+    rho: expired ? null : round(row.rho, 6),
     underlyingPrice: row.underlyingPrice,
     spreadPercent: round(spreadPercent, 4),
     dte: daysBetween(today, row.expiration),

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { requestToday } from "../../http/request-clock";
+import { requestNow, requestSettlementPhase, requestToday } from "../../http/request-clock";
 import { formatOcc, parseOcc } from "../../domain/occ";
 import { ApiError } from "../../http/errors";
 import { defineRoute } from "../../http/route";
@@ -29,10 +29,12 @@ export const optionQuoteRoute = defineRoute({
     const symbol = formatOcc(contract);
     return snapshotResponse(c, {
       name: `option-quote:${symbol}`,
+      // Greeks are served until the contract's settlement instant: the body differs before and after it.
+      vary: `settled=${requestSettlementPhase(c)}`,
       compute: (db) => readOptionQuotes(db, [symbol]),
       render: ({ value: [row] }): OptionQuote => {
         if (!row) throw new ApiError("not_found", `No option contract ${symbol}.`);
-        return toOptionQuote(row, requestToday(c));
+        return toOptionQuote(row, requestToday(c), requestNow(c));
       },
     });
   },
