@@ -65,11 +65,13 @@ async function loadTrades(backend: SqlBackend, file: string, args: Args, rate: n
     side: countBy(prints, (p) => p.side),
     executionType: countBy(prints, (p) => p.executionType),
     printClass: countBy(prints, (p) => p.printClass),
+    ivSource: countBy(prints, (p) => p.ivSource),
+    openInterestSource: countBy(prints, (p) => p.openInterestSource),
     rejected: trades.rejected,
   };
   if (args.has("json")) return console.log(JSON.stringify(report));
   console.log(`loaded ${loaded} prints of ${report.underlyings.join(", ")} (sessions ${report.sessionDates.join(", ")}) from ${file}`);
-  for (const field of ["side", "executionType", "printClass"] as const) {
+  for (const field of ["side", "executionType", "printClass", "ivSource", "openInterestSource"] as const) {
     console.log(
       `  ${field}: ${Object.entries(report[field])
         .map(([k, n]) => `${k} ${n}`)

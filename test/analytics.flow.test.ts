@@ -8,10 +8,14 @@ import {
   isOpening,
   otmPercent,
   premiumOf,
+  printOpenInterest,
+  printVolatility,
   sentimentOf,
   signedPremium,
   type ExecutionInput,
 } from "../src/analytics/flow";
+import { bsm } from "../src/analytics/black-scholes";
+import { impliedVolatility } from "../src/analytics/implied-volatility";
 import vectors from "./fixtures/published-vectors.json";
 
 type Row = { contract: string; price: number; bid: number; ask: number; side: string; uw_sentiment: string };
@@ -62,15 +66,32 @@ describe("flow print measures", () => {
     expect(otmPercent("put", 110, 100)).toBe(-10);
     // VIX 2016-06-08 12.5 call with the index at 14.75 (first print of the Cboe sample): in the money.
     expect(otmPercent("call", 12.5, 14.75)).toBe(-15.2542);
-    expect(otmPercent("call", 12.5, null)).toBeNull();
-    expect(otmPercent("put", 12.5, 0)).toBeNull();
+    // Without a spot: 0, as the print's underlyingPrice (never null: the spec's table has no nulls).
+    expect(otmPercent("call", 12.5, null)).toBe(0);
+    expect(otmPercent("put", 12.5, 0)).toBe(0);
   });
 
-  it("flags opening prints by size above open interest, unknown without it", () => {
+  it("flags opening prints by size above open interest, never without it", () => {
     expect(isOpening(100, 50)).toBe(true);
     expect(isOpening(50, 50)).toBe(false);
     expect(isOpening(1, 0)).toBe(true);
-    expect(isOpening(10, null)).toBeNull();
+    expect(isOpening(10, null)).toBe(false);
+  });
+
+  it("takes the session's open interest, else the latest earlier one, else 0 and not opening", () => {
+    expect(printOpenInterest(100, "2026-11-18", { openInterest: 50, sessionDate: "2026-11-18" })).toEqual({
+      openInterest: 50,
+      opening: true,
+      source: "session",
+    });
+    expect(printOpenInterest(10, "2026-11-18", { openInterest: 50, sessionDate: "2026-11-13" })).toEqual({
+      openInterest: 50,
+      opening: false,
+      source: "earlier",
+    });
+    const unknown = { openInterest: 0, opening: false, source: "none" };
+    expect(printOpenInterest(100, "2026-11-18", { openInterest: 50, sessionDate: "2026-11-19" })).toEqual(unknown);
+    expect(printOpenInterest(100, "2026-11-18", null)).toEqual(unknown);
   });
 
   it("keeps complex and canceled prints out of sentiment and net premium", () => {
@@ -83,6 +104,87 @@ describe("flow print measures", () => {
     expect(signedPremium("unknown", "regular", 1000)).toBe(0);
     expect(signedPremium("ask", "complex", 1500)).toBe(0);
     expect(signedPremium("bid", "canceled", 1500)).toBe(0);
+  });
+});
+
+describe("IV and delta of a print: the fallback chain", () => {
+  // A 3-month call at 100 with spot 100, and the same contract 20 in the money.
+  const terms = { K: 100, T: 0.25, r: 0.04, q: 0.01, side: "call" as const };
+  const S = 100;
+  const at = (sigma: number, K = terms.K) => bsm({ S, ...terms, K, sigma });
+
+  it("solves the trade price when it lies inside the no-arbitrage bounds (trade)", () => {
+    const price = at(0.3).price;
+    const v = printVolatility({ price, bid: price - 0.1, ask: price + 0.1, spot: S, terms });
+    expect(v.source).toBe("trade");
+    expect(v.iv).toBeCloseTo(0.3, 10);
+    expect(v.delta).toBeCloseTo(at(0.3).delta, 10);
+  });
+
+  it("solves the NBBO mid when the trade price is outside the bounds but the mid is not (mid)", () => {
+    const itm = { ...terms, K: 80 };
+    const fair = at(0.3, 80).price;
+    // Below the discounted forward intrinsic value (≈ 20.15): no volatility prices it.
+    const through = 19.5;
+    expect(impliedVolatility({ price: through, S, ...itm })).toBeNull();
+    const v = printVolatility({ price: through, bid: fair - 0.2, ask: fair + 0.2, spot: S, terms: itm });
+    expect(v.source).toBe("mid");
+    expect(v.iv).toBeCloseTo(impliedVolatility({ price: fair, S, ...itm })!, 12);
+    expect(v.delta).toBeCloseTo(bsm({ S, ...itm, sigma: v.iv }).delta, 12);
+    // Above the spot (a call's upper bound) is no better than below intrinsic.
+    expect(printVolatility({ price: 101, bid: fair - 0.2, ask: fair + 0.2, spot: S, terms: itm }).source).toBe("mid");
+  });
+
+  it("takes the contract's snapshot IV when neither price can be solved (snapshot), delta re-priced at the print's spot", () => {
+    const itm = { ...terms, K: 80 };
+    const snapshot = { iv: 0.35, delta: 0.5 };
+    // No market, a crossed one, and a market whose mid is below intrinsic too.
+    for (const [bid, ask] of [
+      [null, null],
+      [21, 20],
+      [0, 1],
+    ] as const) {
+      const v = printVolatility({ price: 19.5, bid, ask, spot: S, terms: itm, snapshot });
+      expect(v, `${bid}/${ask}`).toEqual({ iv: 0.35, delta: bsm({ S, ...itm, sigma: 0.35 }).delta, source: "snapshot" });
+    }
+    // Forward-priced (Cboe volatility indexes) or without a spot: the snapshot's own delta, else 0.
+    const price = at(0.3).price;
+    expect(printVolatility({ price, bid: null, ask: null, spot: S, terms, forwardPriced: true, snapshot })).toEqual({
+      iv: 0.35,
+      delta: 0.5,
+      source: "snapshot",
+    });
+    expect(printVolatility({ price, bid: null, ask: null, spot: null, terms, snapshot: { iv: 0.35, delta: null } })).toEqual({
+      iv: 0.35,
+      delta: 0,
+      source: "snapshot",
+    });
+  });
+
+  it("answers 0 and 0 with nothing to go on (none), the spec's convention for a missing IV", () => {
+    const price = at(0.3).price;
+    const none = { iv: 0, delta: 0, source: "none" };
+    expect(printVolatility({ price: 19.5, bid: null, ask: null, spot: S, terms: { ...terms, K: 80 } })).toEqual(none);
+    expect(printVolatility({ price, bid: price - 0.1, ask: price + 0.1, spot: null, terms, snapshot: { iv: null, delta: 0.4 } })).toEqual(
+      none,
+    );
+    expect(
+      printVolatility({ price, bid: price - 0.1, ask: price + 0.1, spot: S, terms, forwardPriced: true, snapshot: { iv: 0, delta: 0 } }),
+    ).toEqual(none);
+    expect(printVolatility({ price, bid: null, ask: null, spot: 0, terms })).toEqual(none);
+  });
+
+  it("prefers the vendor's IV and delta at the trade (trade)", () => {
+    const v = printVolatility({
+      price: 19.5,
+      bid: null,
+      ask: null,
+      spot: null,
+      terms,
+      vendor: { iv: 0.9871, delta: 0.8123 },
+      forwardPriced: true,
+    });
+    expect(v).toEqual({ iv: 0.9871, delta: 0.8123, source: "trade" });
   });
 });
 

@@ -1,7 +1,6 @@
 import { DEFAULT_RISK_FREE_RATE, yearsToExpiry } from "../../src/domain/market-clock";
 import { bsm } from "../../src/analytics/black-scholes";
-import { impliedVolatility } from "../../src/analytics/implied-volatility";
-import { classifyFill, isOpening, otmPercent, premiumOf, sentimentOf } from "../../src/analytics/flow";
+import { classifyFill, isOpening, otmPercent, premiumOf, printVolatility, sentimentOf } from "../../src/analytics/flow";
 import { sessionCloseAt, sessionOpenAt } from "../../src/domain/calendar";
 import { quoteAround, round2, type Contract } from "./market";
 import { flowPrints } from "../../src/db/schema";
@@ -101,8 +100,8 @@ function printOf(u: UnderlyingProfile, c: Contract, path: SessionPath, runningVo
   const T = yearsToExpiry(c.expiration, c.settlement, at);
   // A contract expiring this session trades only until it settles.
   if (c.expiration === session && (c.settlement === "am" || at.getTime() >= closeAt)) return null;
-  const terms = { S: spot, K: c.strike, T, r: DEFAULT_RISK_FREE_RATE, q: u.dividendYield, side: c.side };
-  const theo = bsm({ ...terms, sigma: c.sigma }).price;
+  const terms = { K: c.strike, T, r: DEFAULT_RISK_FREE_RATE, q: u.dividendYield, side: c.side };
+  const theo = bsm({ S: spot, ...terms, sigma: c.sigma }).price;
   const sd = Math.log(c.strike / spot) / (c.sigma * Math.sqrt(T));
   const { bid, ask } = quoteAround(theo, sd, u.activity, rng);
   const price = printPrice(bid, ask, rng);
@@ -114,8 +113,8 @@ function printOf(u: UnderlyingProfile, c: Contract, path: SessionPath, runningVo
   const underlyingPrice = round2(spot);
   const volume = (runningVolume.get(c.optionSymbol) ?? 0) + size;
   runningVolume.set(c.optionSymbol, volume);
-  const iv = impliedVolatility({ price, ...terms });
-  const delta = iv === null ? null : bsm({ ...terms, sigma: iv }).delta;
+  // The trade price at the intraday spot, else the NBBO mid, else the contract's snapshot IV (ANALYTICS.md §4, docs/flow.md).
+  const { iv, delta, source: ivSource } = printVolatility({ price, bid, ask, spot, terms, snapshot: { iv: c.iv, delta: c.delta } });
   const isEtfOrIndex = u.assetType !== "stock";
   return {
     executedAt: at.toISOString(),
@@ -135,10 +134,13 @@ function printOf(u: UnderlyingProfile, c: Contract, path: SessionPath, runningVo
     sentiment: sentimentOf(c.side, side),
     executionType,
     volume,
+    // The snapshot's open interest, for every retained session.
     openInterest: c.openInterest,
-    opening: isOpening(size, c.openInterest) ?? false,
+    openInterestSource: "session",
+    opening: isOpening(size, c.openInterest),
     delta,
     iv,
+    ivSource,
     isEtfOrIndex,
     otmPct: otmPercent(c.side, c.strike, underlyingPrice),
   };

@@ -1,19 +1,20 @@
 import { yearsToExpiry } from "../../src/domain/market-clock";
 import { parse, type InfoRecord } from "csv-parse/sync";
-import { bsm } from "../../src/analytics/black-scholes";
 import {
   classifyFill,
   executionTypes,
-  isOpening,
   otmPercent,
   premiumOf,
+  printOpenInterest,
+  printVolatility,
   sentimentOf,
   type ExecutionType,
   type FillSide,
+  type IvSource,
+  type OpenInterestSource,
   type PrintClass,
   type Sentiment,
 } from "../../src/analytics/flow";
-import { impliedVolatility } from "../../src/analytics/implied-volatility";
 import { isSession, newYorkInstant, toDate } from "../../src/domain/calendar";
 import { formatOcc, parseOcc, type OccContract } from "../../src/domain/occ";
 
@@ -53,7 +54,8 @@ export const COMPLEX_CONDITIONS: ReadonlySet<number> = new Set([35, 106]);
 
 /**
  * Underlyings whose options are priced off the index's futures, not its spot (Cboe's volatility
- * indexes): the file's underlying quote is the spot, so IV and delta from it would be wrong.
+ * indexes): the file's underlying quote is the spot, so IV and delta solved against it would be
+ * wrong; their prints take the contract's stored IV instead (`printVolatility`).
  */
 export const FORWARD_PRICED: ReadonlySet<string> = new Set(["VIX", "VXN", "RVX", "VVIX", "OVX", "GVZ"]);
 
@@ -222,7 +224,7 @@ export function parseCboeTrades(text: string): TradeFile {
   return { trades, rejected };
 }
 
-/** A classified print, ready for `flow_prints`. */
+/** A classified print, ready for `flow_prints`. Every served field has a value (docs/flow.md). */
 export interface FlowPrint {
   trade: CboeTrade;
   printClass: PrintClass;
@@ -232,19 +234,36 @@ export interface FlowPrint {
   premium: number;
   /** The contract's volume in the session up to and including this print (canceled prints excluded). */
   volume: number;
+  /** The trade's own spot, else the nearest one of the underlying in the session (`sessionSpots`); 0 when none is known. */
+  underlyingPrice: number;
+  openInterest: number;
+  openInterestSource: OpenInterestSource;
+  opening: boolean;
+  otmPct: number;
+  /** Decimal. */
+  iv: number;
+  delta: number;
+  ivSource: IvSource;
+  isEtfOrIndex: boolean;
+}
+
+/** What the database holds for a contract: its stored quote (`option_quotes`), whatever its date. */
+export interface StoredQuote {
+  /** ET session of the quote's `as_of`. */
+  sessionDate: string;
   openInterest: number | null;
-  opening: boolean | null;
-  otmPct: number | null;
+  /** Decimal. */
   iv: number | null;
   delta: number | null;
-  isEtfOrIndex: boolean;
 }
 
 export interface ClassifyContext {
   rate: number;
   dividendYield: number;
-  /** Open interest of the session by OCC symbol, where known. */
-  openInterest?: ReadonlyMap<string, number>;
+  /** Each contract's stored quote by OCC symbol, where there is one (open interest, snapshot IV and delta). */
+  quotes?: ReadonlyMap<string, StoredQuote>;
+  /** The stored equity quote of an underlying in a session, keyed `${underlying}|${sessionDate}`. */
+  spots?: ReadonlyMap<string, number>;
   /** Underlyings known to be ETFs or indexes (`^` symbols are indexes anyway). */
   etfOrIndex?: ReadonlySet<string>;
 }
@@ -254,20 +273,59 @@ export function printClassOf(t: Pick<CboeTrade, "conditionId" | "canceledConditi
   return COMPLEX_CONDITIONS.has(t.conditionId) ? "complex" : "regular";
 }
 
-/** IV and delta at the trade price, when the underlying's spot is what the option is priced on. */
-function greeks(t: CboeTrade, ctx: ClassifyContext): { iv: number | null; delta: number | null } {
-  if (t.vendorIv !== null) return { iv: t.vendorIv, delta: t.vendorDelta };
-  if (t.underlyingPrice === null || FORWARD_PRICED.has(t.underlying)) return { iv: null, delta: null };
-  const terms = {
-    S: t.underlyingPrice,
-    K: t.contract.strike,
-    T: yearsToExpiry(t.contract.expiration, t.settlement, t.executedAt),
-    r: ctx.rate,
-    q: ctx.dividendYield,
-    side: t.contract.side,
-  };
-  const iv = impliedVolatility({ price: t.price, ...terms });
-  return { iv, delta: iv === null ? null : bsm({ ...terms, sigma: iv }).delta };
+/**
+ * Spot of every trade, in file order: its own underlying quote; else that of the nearest trade of
+ * the same underlying and session at or before it that has one, else the nearest after it; else the
+ * stored equity quote of that underlying and session (`stored`, keyed `${underlying}|${sessionDate}`);
+ * else 0 (unknown).
+ */
+export function sessionSpots(trades: readonly CboeTrade[], stored: ReadonlyMap<string, number> = new Map()): number[] {
+  const spots = new Array<number>(trades.length);
+  const groups = new Map<string, number[]>();
+  trades.forEach((t, i) => {
+    const key = `${t.underlying}|${t.sessionDate}`;
+    const group = groups.get(key);
+    if (group) group.push(i);
+    else groups.set(key, [i]);
+  });
+  const trade = (i: number) => trades[i] as CboeTrade;
+  for (const [key, members] of groups) {
+    // Time order; the sequence number breaks ties within a millisecond.
+    const order = [...members].sort(
+      (a, b) => trade(a).executedAt.getTime() - trade(b).executedAt.getTime() || trade(a).sequenceNumber - trade(b).sequenceNumber,
+    );
+    const before: (number | null)[] = [];
+    let last: number | null = null;
+    for (const i of order) before.push((last = trade(i).underlyingPrice ?? last));
+    let after: number | null = null;
+    for (let k = order.length - 1; k >= 0; k--) {
+      const i = order[k] as number;
+      after = trade(i).underlyingPrice ?? after;
+      spots[i] = before[k] ?? after ?? stored.get(key) ?? 0;
+    }
+  }
+  return spots;
+}
+
+/** IV and delta of a print by the shared fallback chain: the trade price, the NBBO mid, the contract's stored IV, else 0. */
+function volatilityOf(t: CboeTrade, spot: number, ctx: ClassifyContext) {
+  const quote = ctx.quotes?.get(t.optionSymbol);
+  return printVolatility({
+    price: t.price,
+    bid: t.bid,
+    ask: t.ask,
+    spot,
+    terms: {
+      K: t.contract.strike,
+      T: yearsToExpiry(t.contract.expiration, t.settlement, t.executedAt),
+      r: ctx.rate,
+      q: ctx.dividendYield,
+      side: t.contract.side,
+    },
+    forwardPriced: FORWARD_PRICED.has(t.underlying),
+    vendor: t.vendorIv !== null && t.vendorDelta !== null ? { iv: t.vendorIv, delta: t.vendorDelta } : null,
+    snapshot: quote ? { iv: quote.iv, delta: quote.delta } : null,
+  });
 }
 
 /** Classifies every print against its own NBBO and its neighbours (clusters), in file order. */
@@ -302,10 +360,18 @@ export function classifyTrades(file: TradeFile, ctx: ClassifyContext): FlowPrint
     volumes[i] = volume;
   }
 
+  const spots = sessionSpots(trades, ctx.spots);
   return trades.map((t, i) => {
     const printClass = classes[i] as PrintClass;
     const side = sides[i] as FillSide;
-    const openInterest = ctx.openInterest?.get(t.optionSymbol) ?? null;
+    const spot = spots[i] as number;
+    const quote = ctx.quotes?.get(t.optionSymbol);
+    const oi = printOpenInterest(
+      t.size,
+      t.sessionDate,
+      quote && quote.openInterest !== null ? { openInterest: quote.openInterest, sessionDate: quote.sessionDate } : null,
+    );
+    const vol = volatilityOf(t, spot, ctx);
     return {
       trade: t,
       printClass,
@@ -314,10 +380,14 @@ export function classifyTrades(file: TradeFile, ctx: ClassifyContext): FlowPrint
       executionType: types[i] as ExecutionType,
       premium: premiums[i] as number,
       volume: volumes[i] as number,
-      openInterest,
-      opening: isOpening(t.size, openInterest),
-      otmPct: otmPercent(t.contract.side, t.contract.strike, t.underlyingPrice),
-      ...greeks(t, ctx),
+      underlyingPrice: spot,
+      openInterest: oi.openInterest,
+      openInterestSource: oi.source,
+      opening: oi.opening,
+      otmPct: otmPercent(t.contract.side, t.contract.strike, spot),
+      iv: vol.iv,
+      delta: vol.delta,
+      ivSource: vol.source,
       isEtfOrIndex: t.isIndex || (ctx.etfOrIndex?.has(t.underlying) ?? false),
     };
   });

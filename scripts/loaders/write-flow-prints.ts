@@ -7,9 +7,9 @@ import type { ClassifyContext, FlowPrint, TradeFile } from "./cboe-trades";
 const UPSERT = updateOnConflict(["option_symbol", "executed_at", "sequence_number"], "where sequence_number is not null");
 
 /**
- * What the database knows that the trade file does not: each contract's open interest in the
- * file's sessions (from `option_quotes` loaded for the same session) and which underlyings are
- * ETFs or indexes.
+ * What the database knows that the trade file does not: each contract's stored quote (open
+ * interest and IV, with the ET session it is of), the stored equity quote of each underlying where
+ * it is of one of the file's sessions, and which underlyings are ETFs or indexes.
  */
 export async function flowContext(
   backend: SqlBackend,
@@ -19,19 +19,30 @@ export async function flowContext(
   const symbols = [...new Set(file.trades.map((t) => t.optionSymbol))];
   const sessions = [...new Set(file.trades.map((t) => t.sessionDate))];
   const underlyings = [...new Set(file.trades.map((t) => t.underlying))];
-  const oi = await backend.typedQuery(
-    `select option_symbol, open_interest from option_quotes
-      where option_symbol = any($1::text[]) and open_interest is not null
-        and (as_of at time zone 'America/New_York')::date = any($2::date[])`,
-    [symbols, sessions],
+  const quotes = await backend.typedQuery(
+    `select option_symbol, open_interest, iv, delta, (as_of at time zone 'America/New_York')::date::text as session_date
+       from option_quotes where option_symbol = any($1::text[]) and as_of is not null`,
+    [symbols],
+  );
+  const spots = await backend.typedQuery(
+    `select symbol, price, (as_of at time zone 'America/New_York')::date::text as session_date from equity_quotes
+      where symbol = any($1::text[]) and (as_of at time zone 'America/New_York')::date = any($2::date[])`,
+    [underlyings, sessions],
   );
   const kinds = await backend.typedQuery(
     `select symbol from underlyings where symbol = any($1::text[]) and asset_type in ('etf', 'index')`,
     [underlyings],
   );
+  const orNull = (v: unknown) => (v === null || v === undefined ? null : Number(v));
   return {
     ...pricing,
-    openInterest: new Map(oi.rows.map((r) => [r.option_symbol as string, Number(r.open_interest)])),
+    quotes: new Map(
+      quotes.rows.map((r) => [
+        r.option_symbol as string,
+        { sessionDate: r.session_date as string, openInterest: orNull(r.open_interest), iv: orNull(r.iv), delta: orNull(r.delta) },
+      ]),
+    ),
+    spots: new Map(spots.rows.map((r) => [`${r.symbol as string}|${r.session_date as string}`, Number(r.price)])),
     etfOrIndex: new Set(kinds.rows.map((r) => r.symbol as string)),
   };
 }
@@ -52,16 +63,18 @@ function flowRow(p: FlowPrint): InsertRow<typeof flowPrints> {
     premium: p.premium,
     bid: t.bid,
     ask: t.ask,
-    underlyingPrice: t.underlyingPrice,
+    underlyingPrice: p.underlyingPrice,
     otmPct: p.otmPct,
     side: p.side,
     sentiment: p.sentiment,
     executionType: p.executionType,
     volume: p.volume,
     openInterest: p.openInterest,
+    openInterestSource: p.openInterestSource,
     opening: p.opening,
     delta: p.delta,
     iv: p.iv,
+    ivSource: p.ivSource,
     isEtfOrIndex: p.isEtfOrIndex,
     printClass: p.printClass,
     exchangeId: t.exchangeId,

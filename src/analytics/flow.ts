@@ -1,4 +1,7 @@
-/** Options-flow classification (ANALYTICS.md §4): fill side, sentiment, execution type, opening, moneyness, premium. */
+/** Options-flow classification (ANALYTICS.md §4): fill side, sentiment, execution type, opening, moneyness, premium, IV and delta. */
+
+import { bsm, type ContractTerms } from "./black-scholes";
+import { impliedVolatility } from "./implied-volatility";
 
 export type FillSide = "ask" | "bid" | "mid" | "unknown";
 export type Sentiment = "bullish" | "bearish" | "neutral";
@@ -52,20 +55,119 @@ export function premiumOf(price: number, size: number, multiplier = CONTRACT_MUL
 
 /**
  * Distance of the strike beyond spot in percent of spot, positive out of the money and negative in
- * the money: (K − S)/S for calls, (S − K)/S for puts. Null without a spot.
+ * the money: (K − S)/S for calls, (S − K)/S for puts, 4 decimals. 0 without a spot (the print's
+ * `underlyingPrice` is then 0 too).
  */
-export function otmPercent(optionType: "call" | "put", strike: number, underlyingPrice: number | null): number | null {
-  if (underlyingPrice === null || !(underlyingPrice > 0)) return null;
+export function otmPercent(optionType: "call" | "put", strike: number, underlyingPrice: number | null): number {
+  if (underlyingPrice === null || !(underlyingPrice > 0)) return 0;
   const pct = ((optionType === "call" ? strike - underlyingPrice : underlyingPrice - strike) / underlyingPrice) * 100;
   return Math.round(pct * 1e4) / 1e4;
 }
 
 /**
  * Opening print (§4.3, the spec's rule): more contracts than the open interest, which is the OCC
- * overnight figure and fixed for the session. Null when the open interest is unknown.
+ * overnight figure and fixed for the session. False when the open interest is unknown: only a
+ * print known to exceed it is flagged (a known open interest of 0 makes every print opening).
  */
-export function isOpening(size: number, openInterest: number | null): boolean | null {
-  return openInterest === null ? null : size > openInterest;
+export function isOpening(size: number, openInterest: number | null): boolean {
+  return openInterest !== null && size > openInterest;
+}
+
+/** Where a print's open interest comes from (the print's `openInterestSource`). */
+export const OPEN_INTEREST_SOURCES = ["session", "earlier", "none"] as const;
+export type OpenInterestSource = (typeof OPEN_INTEREST_SOURCES)[number];
+
+export interface PrintOpenInterest {
+  /** 0 with source `none`. */
+  openInterest: number;
+  opening: boolean;
+  source: OpenInterestSource;
+}
+
+/**
+ * Open interest of a print and its opening flag: the contract's known open interest of the print's
+ * session (`session`), else of an earlier session (`earlier`, the latest known: a stale but
+ * conservative stand-in), else 0 and never opening (`none`). A figure of a later session is not
+ * used: it already counts the print itself when it opened a position.
+ */
+export function printOpenInterest(
+  size: number,
+  sessionDate: string,
+  known: { openInterest: number; sessionDate: string } | null | undefined,
+): PrintOpenInterest {
+  if (!known || !(known.openInterest >= 0) || known.sessionDate > sessionDate) return { openInterest: 0, opening: false, source: "none" };
+  return {
+    openInterest: known.openInterest,
+    opening: isOpening(size, known.openInterest),
+    source: known.sessionDate === sessionDate ? "session" : "earlier",
+  };
+}
+
+/** Where a print's IV and delta come from (the print's `ivSource`), best first. */
+export const IV_SOURCES = ["trade", "mid", "snapshot", "none"] as const;
+export type IvSource = (typeof IV_SOURCES)[number];
+
+export interface PrintVolatilityInput {
+  /** Trade price, per share. */
+  price: number;
+  /** The NBBO at the trade; null when there was none. */
+  bid: number | null;
+  ask: number | null;
+  /** Spot at the trade; null or ≤ 0 when unknown. */
+  spot: number | null;
+  /** The contract and its market without spot: strike, years to settlement, rate, dividend yield, side. */
+  terms: Omit<ContractTerms, "S">;
+  /**
+   * The option is priced off something other than the spot (Cboe volatility indexes are priced off
+   * their futures): neither the trade price nor the mid is inverted against the spot.
+   */
+  forwardPriced?: boolean;
+  /** IV and delta the vendor solved at the trade (Cboe's Calcs `trade_iv`/`trade_delta`), decimal. */
+  vendor?: { iv: number; delta: number } | null;
+  /** The contract's stored quote (`option_quotes.iv` and `delta`, decimal), whatever its date. */
+  snapshot?: { iv: number | null; delta: number | null } | null;
+}
+
+export interface PrintVolatility {
+  /** Annualised, decimal; 0 with source `none`. */
+  iv: number;
+  /** At the trade, from `iv`; 0 with source `none`. */
+  delta: number;
+  source: IvSource;
+}
+
+/**
+ * IV and delta of a print, never missing. The first that exists wins:
+ * 1. `trade`: the vendor's IV at the trade, else BSM IV solved from the trade price at the spot;
+ * 2. `mid`: BSM IV solved from the NBBO mid at the trade (a trade price outside the no-arbitrage
+ *    bounds, e.g. through intrinsic, is common for large prints; the mid usually is not);
+ * 3. `snapshot`: the contract's stored IV; delta re-priced from it at the print's spot and time,
+ *    or the stored delta when the spot cannot price the option (no spot, forward-priced);
+ * 4. `none`: IV 0 (the spec's convention for a missing IV, as in the IV context) and delta 0.
+ * Delta is always BSM delta at the chosen IV, except the vendor's and the stored one.
+ */
+export function printVolatility(input: PrintVolatilityInput): PrintVolatility {
+  const { price, bid, ask, spot, terms, forwardPriced = false, vendor, snapshot } = input;
+  if (vendor && vendor.iv > 0 && Number.isFinite(vendor.iv) && Number.isFinite(vendor.delta))
+    return { iv: vendor.iv, delta: vendor.delta, source: "trade" };
+  // The spot that prices the option, if any.
+  const S = spot !== null && spot > 0 && Number.isFinite(spot) && !forwardPriced ? spot : null;
+  const solved = (at: number, source: IvSource): PrintVolatility | null => {
+    if (S === null || !(at > 0)) return null;
+    const iv = impliedVolatility({ price: at, S, ...terms });
+    return iv === null ? null : { iv, delta: bsm({ S, ...terms, sigma: iv }).delta, source };
+  };
+  const validMarket = bid !== null && ask !== null && bid >= 0 && ask > 0 && ask >= bid;
+  const fromPrices = solved(price, "trade") ?? (validMarket ? solved((bid + ask) / 2, "mid") : null);
+  if (fromPrices) return fromPrices;
+  const stored = snapshot?.iv ?? null;
+  if (stored !== null && stored > 0 && Number.isFinite(stored)) {
+    const storedDelta = snapshot?.delta ?? null;
+    const delta =
+      S !== null ? bsm({ S, ...terms, sigma: stored }).delta : storedDelta !== null && Number.isFinite(storedDelta) ? storedDelta : 0;
+    return { iv: stored, delta, source: "snapshot" };
+  }
+  return { iv: 0, delta: 0, source: "none" };
 }
 
 /** A print's contribution to net premium (§4.5): + at the ask, − at the bid, 0 otherwise or when not regular. */

@@ -76,9 +76,11 @@ export const flowPrintColumns = {
   otmPct: flowPrints.otmPct,
   volume: flowPrints.volume,
   openInterest: flowPrints.openInterest,
+  openInterestSource: flowPrints.openInterestSource,
   opening: flowPrints.opening,
   delta: flowPrints.delta,
   iv: flowPrints.iv,
+  ivSource: flowPrints.ivSource,
   isEtfOrIndex: flowPrints.isEtfOrIndex,
 };
 
@@ -148,12 +150,12 @@ export function netFlowMinutesQuery(db: Database, ticker: string, from: Bound, t
     .orderBy(minute);
 }
 
-/** The underlying's price at its newest print in the window, else its stored quote. */
+/** The underlying's price at its newest print in the window that has one (0 is unknown), else its stored quote. */
 export function netFlowSpotQuery(db: Database, ticker: string, from: Bound, to: Bound) {
   const atPrint = db
     .select({ price: flowPrints.underlyingPrice })
     .from(flowPrints)
-    .where(and(eq(flowPrints.ticker, ticker), inWindow(from, to), standing, sql`${flowPrints.underlyingPrice} is not null`))
+    .where(and(eq(flowPrints.ticker, ticker), inWindow(from, to), standing, sql`${flowPrints.underlyingPrice} > 0`))
     .orderBy(descending(flowPrints.executedAt))
     .limit(1);
   const stored = db.select({ price: equityQuotes.price }).from(equityQuotes).where(eq(equityQuotes.symbol, ticker));

@@ -3,7 +3,8 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { bsm } from "../../src/analytics/black-scholes";
 import { classifyFill } from "../../src/analytics/flow";
-import { classifyTrades, parseCboeTrades, type FlowPrint } from "../../scripts/loaders/cboe-trades";
+import { impliedVolatility } from "../../src/analytics/implied-volatility";
+import { classifyTrades, parseCboeTrades, sessionSpots, type FlowPrint, type StoredQuote } from "../../scripts/loaders/cboe-trades";
 import { flowContext, writeFlowPrints } from "../../scripts/loaders/write-flow-prints";
 import { openBackend } from "../../scripts/sql-endpoint/sql-backend";
 
@@ -168,37 +169,103 @@ describe("Cboe DataShop option trades: classification", () => {
     expect(at(prints, 2).volume).toBe(1);
   });
 
-  it("computes premium and signed moneyness against the index, and no IV or delta for VIX (priced off futures)", () => {
+  it("computes premium and signed moneyness against the index, a spot for every print, and no IV from spot for VIX (priced off futures)", () => {
     const prints = classified();
-    expect(at(prints, 2)).toMatchObject({ premium: 240, otmPct: -15.2542, iv: null, delta: null, isEtfOrIndex: true });
-    expect(at(prints, 24)).toMatchObject({ otmPct: null, iv: null });
-    expect(prints.every((p) => p.iv === null && p.delta === null)).toBe(true);
+    expect(at(prints, 2)).toMatchObject({ premium: 240, underlyingPrice: 14.75, otmPct: -15.2542, isEtfOrIndex: true });
+    // The two 09:30:02.025 prints have no underlying quote: the session's next one (line 11, 09:30:04.050, 15.10).
+    expect(at(prints, 24)).toMatchObject({ underlyingPrice: 15.1, otmPct: -5.9603 });
+    expect(at(prints, 134)).toMatchObject({ underlyingPrice: 15.1, otmPct: -13.9073 });
+    for (const p of prints)
+      if (p.trade.underlyingPrice !== null) expect(p.underlyingPrice, `line ${p.trade.line}`).toBe(p.trade.underlyingPrice);
+    // Neither the trade price nor the mid is solved against the index; without a stored quote, IV and delta are 0.
+    expect(prints.every((p) => p.iv === 0 && p.delta === 0 && p.ivSource === "none")).toBe(true);
+    for (const p of prints) for (const [field, value] of Object.entries(p)) expect(value, `line ${p.trade.line} ${field}`).not.toBeNull();
   });
 
-  it("solves IV and delta from the trade price where spot prices the option, and prefers the vendor's Calcs columns", () => {
-    // A made-up SPY print in the same layout (not from the sample): 5-day 590 call at 4.10, spot 592.00/592.04.
-    const row = "SPY,2026-11-20 10:30:00.000,1,SPY,2026-11-25,590.000,C,6,40,4.1000,0,0,4.0500,4.1500,592.0000,592.0400,0";
-    const [p] = classified(`${HEADER}\n${row}\n`);
-    expect(p).toMatchObject({ side: "mid", isEtfOrIndex: false, otmPct: -0.3412, opening: null });
+  it("takes a spot at or before a print, else after it, else the stored quote of the session, else 0", () => {
+    const { trades } = parseCboeTrades(excerpt);
+    const lines = [24, 11, 25, 2].map((l) => trades.find((t) => t.line === l)!);
+    // Line 2 (13:57) has its own spot; 24 (09:30:02) none and no print before it; 11 and 25 after it.
+    expect(sessionSpots(lines)).toEqual([15.1, 15.1, 15.225, 14.75]);
+    const [alone] = lines;
+    expect(sessionSpots([alone!], new Map([["VIX|2016-06-01", 15.3]]))).toEqual([15.3]);
+    expect(sessionSpots([alone!], new Map([["VIX|2016-06-02", 15.3]]))).toEqual([0]);
+    const [p] = classifyTrades({ trades: [alone!], rejected: [] }, PRICING);
+    expect(p).toMatchObject({ underlyingPrice: 0, otmPct: 0, iv: 0, delta: 0, ivSource: "none" });
+  });
+
+  it("gives VIX prints the contract's stored IV and delta when there is one", () => {
+    const quotes = new Map<string, StoredQuote>([
+      ["VIX160720C00027000", { sessionDate: "2016-06-01", openInterest: null, iv: 0.9012, delta: 0.2101 }],
+    ]);
+    const prints = classified(excerpt, { quotes });
+    const big = at(prints, 214);
+    expect(big).toMatchObject({
+      iv: 0.9012,
+      delta: 0.2101,
+      ivSource: "snapshot",
+      openInterest: 0,
+      openInterestSource: "none",
+      opening: false,
+    });
+    const bySource = prints.reduce<Record<string, number>>((n, p) => ({ ...n, [p.ivSource]: (n[p.ivSource] ?? 0) + 1 }), {});
+    expect(bySource).toEqual({ snapshot: 66, none: 259 - 66 });
+  });
+
+  it("solves IV and delta from the trade price where spot prices the option, else the mid, else the stored IV, and prefers the vendor's Calcs columns", () => {
+    // Made-up SPY prints in the same layout (not from the sample): 5-day 590 call, spot 592.00/592.04, NBBO 4.05/4.15.
+    const row = (seq: number, price: string, nbbo = "4.0500,4.1500") =>
+      `SPY,2026-11-20 10:30:00.000,${seq},SPY,2026-11-25,590.000,C,6,40,${price},0,0,${nbbo},592.0000,592.0400,0`;
+    const [p] = classified(`${HEADER}\n${row(1, "4.1000")}\n`);
+    expect(p).toMatchObject({ side: "mid", isEtfOrIndex: false, otmPct: -0.3412, opening: false, openInterest: 0, ivSource: "trade" });
     expect(p!.trade.settlement).toBe("pm");
     const T = yearsToExpiry("2026-11-25", "pm", p!.trade.executedAt);
-    const repriced = bsm({ S: 592.02, K: 590, T, r: PRICING.rate, q: 0, sigma: p!.iv!, side: "call" });
+    const terms = { S: 592.02, K: 590, T, r: PRICING.rate, q: 0, side: "call" as const };
+    const repriced = bsm({ ...terms, sigma: p!.iv });
     expect(repriced.price).toBeCloseTo(4.1, 9);
     expect(p!.delta).toBeCloseTo(repriced.delta, 12);
     expect(p!.delta).toBeGreaterThan(0.5);
-    expect(classified(`${HEADER}\n${row}\n`, { etfOrIndex: new Set(["SPY"]) })[0]!.isEtfOrIndex).toBe(true);
+    expect(classified(`${HEADER}\n${row(1, "4.1000")}\n`, { etfOrIndex: new Set(["SPY"]) })[0]!.isEtfOrIndex).toBe(true);
+
+    // 1.90 is below the call's intrinsic value (2.02): no IV, so the mid's (4.10, the same as above).
+    const [below] = classified(`${HEADER}\n${row(2, "1.9000")}\n`);
+    expect(below).toMatchObject({ side: "bid", ivSource: "mid", iv: p!.iv, delta: p!.delta });
+    expect(impliedVolatility({ price: 1.9, ...terms })).toBeNull();
+    // No market either: the contract's stored IV, delta re-priced at the print's spot; without one, 0 and 0.
+    const noMarket = `${HEADER}\n${row(3, "1.9000", "0.0000,0.0000")}\n`;
+    const quotes = new Map<string, StoredQuote>([
+      ["SPY261125C00590000", { sessionDate: "2026-11-19", openInterest: 12, iv: 0.25, delta: 0.9 }],
+    ]);
+    const [stored] = classified(noMarket, { quotes });
+    expect(stored).toMatchObject({ side: "unknown", ivSource: "snapshot", iv: 0.25, delta: bsm({ ...terms, sigma: 0.25 }).delta });
+    expect(stored).toMatchObject({ openInterest: 12, openInterestSource: "earlier", opening: true });
+    expect(classified(noMarket)[0]).toMatchObject({ ivSource: "none", iv: 0, delta: 0 });
 
     const calcsHeader = HEADER.replace("best_ask,", "best_ask,trade_iv,trade_delta,");
     const withCalcs =
       "^VIX,2016-06-01 13:57:58.175,78677916,VIX,2016-06-08,12.500,C,5,1,2.4000,0,0,2.1500,2.6000,0.9871,0.8123,14.7500,14.7500,0";
-    expect(classified(`${calcsHeader}\n${withCalcs}\n`)[0]).toMatchObject({ iv: 0.9871, delta: 0.8123 });
+    expect(classified(`${calcsHeader}\n${withCalcs}\n`)[0]).toMatchObject({ iv: 0.9871, delta: 0.8123, ivSource: "trade" });
   });
 
-  it("flags opening prints where the session's open interest is known", () => {
-    const prints = classified(excerpt, { openInterest: new Map([["VIX160720C00027000", 20_000]]) });
-    expect(at(prints, 214)).toMatchObject({ openInterest: 20_000, opening: true });
-    expect(at(prints, 213)).toMatchObject({ openInterest: 20_000, opening: false });
-    expect(at(prints, 2)).toMatchObject({ openInterest: null, opening: null });
+  it("flags opening prints against the open interest of the session, else the latest earlier one, never a later one", () => {
+    const quote = (sessionDate: string, openInterest: number): Map<string, StoredQuote> =>
+      new Map([["VIX160720C00027000", { sessionDate, openInterest, iv: null, delta: null }]]);
+    const prints = classified(excerpt, { quotes: quote("2016-06-01", 20_000) });
+    expect(at(prints, 214)).toMatchObject({ openInterest: 20_000, openInterestSource: "session", opening: true });
+    expect(at(prints, 213)).toMatchObject({ openInterest: 20_000, openInterestSource: "session", opening: false });
+    // Unknown: 0 and never opening (a known 0 would make every print opening).
+    expect(at(prints, 2)).toMatchObject({ openInterest: 0, openInterestSource: "none", opening: false });
+    expect(at(classified(excerpt, { quotes: quote("2016-05-31", 20_000) }), 214)).toMatchObject({
+      openInterest: 20_000,
+      openInterestSource: "earlier",
+      opening: true,
+    });
+    // A later session's figure already counts the print itself.
+    expect(at(classified(excerpt, { quotes: quote("2016-06-02", 42_849) }), 214)).toMatchObject({
+      openInterest: 0,
+      openInterestSource: "none",
+      opening: false,
+    });
   });
 });
 
@@ -208,9 +275,10 @@ describe("Cboe DataShop option trades: loading", () => {
     try {
       await backend.migrate("./drizzle");
       // Open interest of the session for one contract, as a quote-table load of 2016-06-01 would leave it.
+      // Its IV and delta too (Cboe's, as a quote table of the day carries them): the VIX prints' only IV source.
       await backend.typedQuery(
-        `insert into option_quotes (option_symbol, underlying, root, expiration, strike, side, settlement, open_interest, as_of)
-         values ('VIX160720C00027000', 'VIX', 'VIX', '2016-07-20', 27, 'call', 'am', 20000, '2016-06-01T20:15:00Z')`,
+        `insert into option_quotes (option_symbol, underlying, root, expiration, strike, side, settlement, open_interest, iv, delta, as_of)
+         values ('VIX160720C00027000', 'VIX', 'VIX', '2016-07-20', 27, 'call', 'am', 20000, 0.9012, 0.2101, '2016-06-01T20:15:00Z')`,
       );
       const load = async () => {
         const file = parseCboeTrades(excerpt);
@@ -233,13 +301,29 @@ describe("Cboe DataShop option trades: loading", () => {
         print_class: "complex",
         premium: 1188148,
         open_interest: 20000,
+        open_interest_source: "session",
         opening: true,
+        iv: 0.9012,
+        delta: 0.2101,
+        iv_source: "snapshot",
         exchange_id: 5,
         sequence_number: 73689659,
         trade_condition_id: 106,
         is_etf_or_index: true,
       });
       expect((big!.executed_at as Date).toISOString()).toBe("2016-06-01T17:32:13.375Z");
+      // The opening print had no quotes at all: the spot of the session's next print, nothing unknown left null.
+      const [opening] = (await backend.typedQuery("select * from flow_prints where sequence_number = 223327")).rows;
+      expect(opening).toMatchObject({ underlying_price: 15.1, otm_pct: -5.9603, open_interest: 0, opening: false, iv: 0, delta: 0 });
+      expect(opening).toMatchObject({ open_interest_source: "none", iv_source: "none" });
+      const sources = (
+        await backend.typedQuery("select iv_source, open_interest_source, count(*)::int as n from flow_prints group by 1, 2 order by 1, 2")
+      ).rows;
+      // The 27C's 66 prints take the stored quote; the other contracts have none.
+      expect(sources).toEqual([
+        { iv_source: "none", open_interest_source: "none", n: 259 - 66 },
+        { iv_source: "snapshot", open_interest_source: "session", n: 66 },
+      ]);
       const [{ n }] = (await backend.typedQuery("select count(*)::int as n from market_state")).rows as [{ n: number }];
       expect(n).toBe(0);
     } finally {

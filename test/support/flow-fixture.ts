@@ -19,7 +19,10 @@ const SENTIMENT: Record<string, Record<string, string>> = {
   put: { ask: "bearish", bid: "bullish", mid: "neutral", unknown: "neutral" },
 };
 
-/** Replaces a ticker's prints with these (premium = price × size × 100; sentiment by the quote rule). */
+/**
+ * Replaces a ticker's prints with these (premium = price × size × 100; sentiment by the quote rule).
+ * Open interest, opening, IV and delta are the columns' defaults: unknown (0, false, 0, 0, sources `none`).
+ */
 export async function arrangePrints(ticker: string, prints: FixturePrint[]): Promise<void> {
   const sql = marketSql();
   await sql.query("delete from flow_prints where ticker = $1", [ticker]);
@@ -29,9 +32,9 @@ export async function arrangePrints(ticker: string, prints: FixturePrint[]): Pro
     const printClass = p.printClass ?? "regular";
     await sql.query(
       `insert into flow_prints (executed_at, session_date, ticker, option_symbol, option_type, strike, expiration, price, size, premium,
-         bid, ask, underlying_price, otm_pct, side, sentiment, execution_type, volume, open_interest, opening, delta, iv, is_etf_or_index, print_class)
+         bid, ask, underlying_price, otm_pct, side, sentiment, execution_type, volume, is_etf_or_index, print_class)
        values ($1::timestamptz, $2::date, $3, $3 || '271217' || $4 || '00050000', $5, 50, '2027-12-17', $6::float8, $7::int, $6::float8 * $7::int * 100,
-         $6::float8 - 0.05, $6::float8 + 0.05, $8, 0, $9, $10, $11, $7::int, null, null, null, null, false, $12)`,
+         $6::float8 - 0.05, $6::float8 + 0.05, $8, 0, $9, $10, $11, $7::int, false, $12)`,
       [
         p.executedAt,
         p.sessionDate,

@@ -193,19 +193,30 @@ export const flowPrints = pgTable(
     premium: doublePrecision("premium").notNull(),
     bid: doublePrecision("bid"),
     ask: doublePrecision("ask"),
-    /** Null when the feed had no underlying quote at the trade. */
-    underlyingPrice: doublePrecision("underlying_price"),
-    /** Strike beyond spot in percent of spot, negative in the money; null without a spot. */
-    otmPct: doublePrecision("otm_pct"),
+    /**
+     * Spot at the trade: the feed's, else the nearest of the underlying in the session (docs/flow.md);
+     * 0 when none is known. The defaults of this and the columns below are the served values of
+     * "unknown", so a row written without them is still a complete print.
+     */
+    underlyingPrice: doublePrecision("underlying_price").notNull().default(0),
+    /** Strike beyond spot in percent of spot, negative in the money; 0 without a spot. */
+    otmPct: doublePrecision("otm_pct").notNull().default(0),
     side: text("side", { enum: ["ask", "bid", "mid", "unknown"] }).notNull(),
     sentiment: text("sentiment", { enum: ["bullish", "bearish", "neutral"] }).notNull(),
     executionType: text("execution_type", { enum: ["sweep", "block", "split"] }).notNull(),
     volume: integer("volume").notNull(),
-    /** Null when unknown (trade files carry none); `opening` is then null too. */
-    openInterest: integer("open_interest"),
-    opening: boolean("opening"),
-    delta: doublePrecision("delta"),
-    iv: doublePrecision("iv"),
+    /** 0 when unknown (trade files carry none; `open_interest_source` says `none`), and `opening` is then false. */
+    openInterest: integer("open_interest").notNull().default(0),
+    openInterestSource: text("open_interest_source", { enum: ["session", "earlier", "none"] })
+      .notNull()
+      .default("none"),
+    opening: boolean("opening").notNull().default(false),
+    /** IV (decimal) and delta at the trade from the first source that has one (`iv_source`); 0 and 0 with `none`. */
+    delta: doublePrecision("delta").notNull().default(0),
+    iv: doublePrecision("iv").notNull().default(0),
+    ivSource: text("iv_source", { enum: ["trade", "mid", "snapshot", "none"] })
+      .notNull()
+      .default("none"),
     isEtfOrIndex: boolean("is_etf_or_index").notNull(),
     /** `complex` (multi-leg) and `canceled` prints count for neither sentiment nor net premium. */
     printClass: text("print_class", { enum: ["regular", "complex", "canceled"] })

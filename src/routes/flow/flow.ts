@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { IV_SOURCES, OPEN_INTEREST_SOURCES } from "../../analytics/flow";
 import { daysBetween } from "../../domain/calendar";
 import { requestToday } from "../../http/request-clock";
 import { MARKET_WIDE_MAX_SESSIONS, RETENTION_SESSIONS, resolveBound } from "../../domain/flow-window";
@@ -38,13 +39,27 @@ export const FlowPrintSchema = z.object({
   premium: z.number().describe("price × size × 100, USD."),
   size: z.int().describe("Contracts."),
   price: z.number().describe("USD per share."),
-  underlyingPrice: z.number().nullable().describe("Spot at the trade; null when the feed had no underlying quote."),
-  otmPct: z.number().nullable().describe("Strike beyond spot, percent of spot; negative in the money; null without spot."),
+  underlyingPrice: z
+    .number()
+    .describe("Spot at the trade: the feed's, else the nearest one of the underlying in the session; 0 when none is known."),
+  otmPct: z.number().describe("Strike beyond spot, percent of spot; negative in the money; 0 when underlyingPrice is 0."),
   volume: z.int().describe("The contract's volume in the session up to and including this print."),
-  openInterest: z.int().nullable().describe("Open interest at the session's start; null when unknown."),
-  opening: z.boolean().nullable().describe("size > openInterest; null when the open interest is unknown."),
-  delta: z.number().nullable().describe("At trade time; null when it cannot be solved."),
-  impliedVolatility: z.number().nullable().describe("Percent, solved from the trade price; null when it cannot be solved."),
+  openInterest: z.int().describe("Open interest at the session's start (see openInterestSource); 0 when unknown."),
+  openInterestSource: z
+    .enum(OPEN_INTEREST_SOURCES)
+    .describe(
+      "Not in the spec's table. `session`: the figure of the print's session; `earlier`: the latest known before it; `none`: unknown (openInterest 0, opening false).",
+    ),
+  opening: z.boolean().describe("size > openInterest; false when the open interest is unknown."),
+  delta: z.number().describe("At the trade, from the IV of ivSource; 0 when ivSource is none."),
+  impliedVolatility: z
+    .number()
+    .describe("Percent: from the trade price, else the NBBO mid at the trade, else the contract's snapshot IV (ivSource); 0 when none."),
+  ivSource: z
+    .enum(IV_SOURCES)
+    .describe(
+      "Not in the spec's table. Where impliedVolatility and delta come from: `trade` (the trade price), `mid` (the NBBO mid at the trade), `snapshot` (the contract's stored IV), `none` (both 0).",
+    ),
   isETFOrIndex: z.boolean(),
 });
 
@@ -160,7 +175,7 @@ export const flowRoute = defineRoute({
         ...p,
         executedAt: isoTimestamp(executedAt),
         dte: daysBetween(sessionDate, p.expiration),
-        impliedVolatility: iv === null ? null : Math.round(iv * 1e6) / 1e4,
+        impliedVolatility: Math.round(iv * 1e6) / 1e4,
         isETFOrIndex: isEtfOrIndex,
       })),
     };
