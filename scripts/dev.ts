@@ -1,12 +1,12 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { dirname, join } from "node:path";
 import { AdminClient, DEV_ADMIN_TOKEN_FILE, DEV_ADMIN_URL_FILE } from "./lib/admin-client";
-import { databaseUrl, DEV_DATA_DIR, MIGRATIONS_DIR } from "./lib/config";
+import { databaseUrl, DEV_DATA_DIR, DEV_DIR, MIGRATIONS_DIR } from "./lib/config";
 import { ensureDemoKey } from "./lib/demo-account";
 import { DEV_DEMO_LOGIN, startDevOidcProvider } from "./lib/oidc-dev-provider";
 import { startNeonHttpServer } from "./sql-endpoint/neon-http-server";
-import { seedMarket } from "./generator/seed-market";
+import { holdsMarketData, seedMarket } from "./generator/seed-market";
 import { openBackend } from "./sql-endpoint/sql-backend";
 import { startWorker, waitUntilUp } from "./lib/worker-process";
 
@@ -19,21 +19,53 @@ function devAdminToken(): string {
 }
 
 /**
+ * What belongs to one database rather than to the machine: the Worker's Durable Object and KV
+ * state (key → account mappings and snapshot versions of that database) and its demo key, in a
+ * folder named by a hash of the database's location (a URL may hold a password).
+ */
+function databaseStateDir(url: string | undefined): string {
+  const id = createHash("sha256")
+    .update(url ? `postgres:${url}` : `pglite:${DEV_DATA_DIR}`)
+    .digest("hex")
+    .slice(0, 16);
+  const dir = join(DEV_DIR, "databases", id);
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+/** What has been started so far, stopped in reverse order on Ctrl-C, on the Worker's exit or on a failed start. */
+const running: { name: string; stop: () => Promise<void> | void }[] = [];
+let stopped: Promise<never> | undefined;
+
+function stopAll(code: number): Promise<never> {
+  stopped ??= (async () => {
+    for (const part of running.reverse()) {
+      await Promise.resolve()
+        .then(part.stop)
+        .catch((err: unknown) => console.error(`stopping the ${part.name}: ${err instanceof Error ? err.message : String(err)}`));
+    }
+    process.exit(code);
+  })();
+  return stopped;
+}
+
+/**
  * One command for local development: database (embedded PGlite unless DATABASE_URL is set),
- * migrations, the demo market on first run, the local Neon endpoint, the Worker under
- * `wrangler dev`, and a demo account with an API key made through the admin API.
- * Ctrl-C stops all of it.
+ * migrations, the demo market when the database holds no market data, the local Neon endpoint,
+ * the Worker under `wrangler dev`, and a demo account with an API key made through the admin API.
+ * Ctrl-C stops all of it; so does any failure on the way up.
  */
 async function main(): Promise<void> {
-  const devDir = resolve(".dev");
-  mkdirSync(devDir, { recursive: true });
+  mkdirSync(DEV_DIR, { recursive: true });
   const url = databaseUrl();
   if (!url) mkdirSync(dirname(DEV_DATA_DIR), { recursive: true });
+  const stateDir = databaseStateDir(url);
   const backend = await openBackend({ databaseUrl: url, dataDir: DEV_DATA_DIR });
+  running.push({ name: "database", stop: () => backend.close() });
   await backend.migrate(MIGRATIONS_DIR);
-  const { rows } = await backend.typedQuery("select count(*)::int as n from market_state");
-  if (rows[0]?.n === 0) {
-    console.log("first run: seeding the demo market…");
+  // A database holding a loaded file (quotes or trades only) is a replay: never seed over it.
+  if (!(await holdsMarketData(backend))) {
+    console.log("empty database: seeding the demo market…");
     const report = await seedMarket(backend, { size: "demo", seed: 1 });
     console.log(
       `seeded ${report.underlyings} underlyings, ${report.contracts} contracts, ${report.flowPrints} flow prints (session ${report.sessionDate})`,
@@ -43,15 +75,15 @@ async function main(): Promise<void> {
   const sqlPassword = randomBytes(24).toString("hex");
   // NEON_LATENCY_MS: make the database as far away as Neon's region is from the edge.
   const sqlServer = await startNeonHttpServer(backend, { password: sqlPassword, latencyMs: Number(process.env.NEON_LATENCY_MS ?? 0) });
+  running.push({ name: "local SQL endpoint", stop: () => sqlServer.close() });
   const port = Number(process.env.PORT ?? 8787);
   const adminToken = devAdminToken();
-  // Worker state (Durable Objects, KV) lives next to the database it caches.
-  const persistTo = url ? resolve(devDir, "wrangler-state-postgres") : resolve(dirname(DEV_DATA_DIR), "wrangler-state");
   // The dashboard signs in against a real OpenID provider of its own, next to the API.
   const oidc = await startDevOidcProvider({
     port: Number(process.env.OIDC_PORT ?? port + 1),
     redirectUris: [`http://127.0.0.1:${port}/dashboard/callback`, `http://localhost:${port}/dashboard/callback`],
   });
+  running.push({ name: "OpenID provider", stop: () => oidc.close() });
   const worker = startWorker({
     port,
     sqlPort: sqlServer.port,
@@ -64,36 +96,34 @@ async function main(): Promise<void> {
       // Replaying a past file: `MARKET_CLOCK=2022-02-04T15:45:00-05:00 npm run dev`.
       ...(process.env.MARKET_CLOCK ? { MARKET_CLOCK: process.env.MARKET_CLOCK } : {}),
     },
-    persistTo,
+    persistTo: join(stateDir, "wrangler-state"),
   });
-
-  let stopping = false;
-  const stop = async (code: number) => {
-    if (stopping) return;
-    stopping = true;
-    worker.stop();
-    await oidc.close();
-    await sqlServer.close();
-    await backend.close();
-    process.exit(code);
-  };
-  process.on("SIGINT", () => void stop(0));
-  process.on("SIGTERM", () => void stop(0));
-  worker.child.on("exit", (code) => void stop(code ?? 0));
+  running.push({ name: "Worker", stop: () => worker.stop() });
+  worker.child.on("exit", (code) => {
+    if (!stopped) console.error(`wrangler dev exited (${code ?? "signal"}); stopping everything`);
+    void stopAll(code ?? 1);
+  });
 
   await waitUntilUp(`${worker.url}/health`, 120_000);
   writeFileSync(DEV_ADMIN_URL_FILE, `${worker.url}\n`);
-  const key = await ensureDemoKey(new AdminClient(worker.url, adminToken), resolve(devDir, "demo-api-key"));
+  const currentKeyFile = join(DEV_DIR, "demo-api-key");
+  const key = await ensureDemoKey(new AdminClient(worker.url, adminToken), {
+    ofDatabase: join(stateDir, "demo-api-key"),
+    current: currentKeyFile,
+  });
   console.log(`\n  database   ${url ? "PostgreSQL (DATABASE_URL)" : `PGlite at ${DEV_DATA_DIR}`}`);
   console.log(`  API        ${worker.url}`);
   console.log(`  demo key   ${key}`);
-  console.log(`             (saved in .dev/demo-api-key; admin token in .dev/admin-token for \`npm run admin\`)`);
+  console.log(`             (saved in ${currentKeyFile}; admin token in ${DEV_ADMIN_TOKEN_FILE} for \`npm run admin\`)`);
   console.log(`  dashboard  ${worker.url}/dashboard`);
   console.log(`             sign in at the local OpenID provider (${oidc.issuer}) as ${DEV_DEMO_LOGIN} with any password`);
   console.log(`  try        curl -H "Authorization: Bearer ${key}" ${worker.url}/v1/usage\n`);
 }
 
-main().catch((err: unknown) => {
-  console.error(err instanceof Error ? err.message : err);
-  process.exit(1);
+process.on("SIGINT", () => void stopAll(0));
+process.on("SIGTERM", () => void stopAll(0));
+main().catch(async (err: unknown) => {
+  console.error(`npm run dev could not start: ${err instanceof Error ? err.message : String(err)}`);
+  console.error("stopped everything it had started");
+  await stopAll(1);
 });

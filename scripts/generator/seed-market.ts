@@ -41,8 +41,28 @@ const FLOW_SESSIONS = 7;
 /** Tables whose secondary indexes are built after the load rather than maintained during it. */
 const BULK_TABLES = ["option_quotes", "option_daily", "flow_prints", "equity_daily", "iv_daily"];
 
-const TRUNCATE_MARKET =
-  "truncate market_state, underlyings, equity_quotes, equity_daily, option_quotes, option_daily, iv_daily, earnings, dividends, flow_prints, screener_contracts";
+/** Every table of the market data; a seed replaces them all. */
+const MARKET_TABLES = [
+  "market_state",
+  "underlyings",
+  "equity_quotes",
+  "equity_daily",
+  "option_quotes",
+  "option_daily",
+  "iv_daily",
+  "earnings",
+  "dividends",
+  "flow_prints",
+  "screener_contracts",
+];
+const TRUNCATE_MARKET = `truncate ${MARKET_TABLES.join(", ")}`;
+
+/** Whether the database holds market data of any kind: a seed, or a loaded quote table or trade file. */
+export async function holdsMarketData(backend: SqlBackend): Promise<boolean> {
+  const probes = MARKET_TABLES.map((table) => `exists (select 1 from ${table})`).join(" or ");
+  const { rows } = await backend.typedQuery(`select (${probes}) as held`);
+  return rows[0]?.held === true;
+}
 
 const FLUSH_ROWS = 150_000;
 

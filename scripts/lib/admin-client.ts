@@ -1,10 +1,11 @@
 import { existsSync, readFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { join } from "node:path";
+import { DEV_DIR } from "./config";
 
 /** Where the admin token of `npm run dev` is kept (git-ignored). */
-export const DEV_ADMIN_TOKEN_FILE = resolve(".dev/admin-token");
+export const DEV_ADMIN_TOKEN_FILE = join(DEV_DIR, "admin-token");
 /** Where `npm run dev` writes the URL it serves on, so `npm run admin` finds it on any PORT. */
-export const DEV_ADMIN_URL_FILE = resolve(".dev/admin-url");
+export const DEV_ADMIN_URL_FILE = join(DEV_DIR, "admin-url");
 
 const saved = (file: string) => (existsSync(file) ? readFileSync(file, "utf8").trim() : "");
 

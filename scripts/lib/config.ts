@@ -1,7 +1,9 @@
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 
-/** Where the embedded PGlite database of `npm run dev` lives (git-ignored). */
-export const DEV_DATA_DIR = resolve(process.env.PGLITE_DIR ?? ".dev/pglite");
+/** The local state of `npm run dev` and the tools around it (git-ignored); `DEV_DIR` moves it. */
+export const DEV_DIR = resolve(process.env.DEV_DIR || ".dev");
+/** Where the embedded PGlite database of `npm run dev` lives. */
+export const DEV_DATA_DIR = resolve(process.env.PGLITE_DIR || join(DEV_DIR, "pglite"));
 export const MIGRATIONS_DIR = resolve("drizzle");
 
 /** The PostgreSQL server to use instead of PGlite, when set. */

@@ -3,25 +3,50 @@ import type { AdminClient } from "./admin-client";
 
 const DEMO_ACCOUNT = "demo";
 
+/** Where the demo key of one database is kept, and where the key of the database served last is copied. */
+export interface DemoKeyFiles {
+  /** This database's own demo key: a return to the database finds its key again. */
+  ofDatabase: string;
+  /** `.dev/demo-api-key`: the key of whatever `npm run dev` serves now, as the README reads it. */
+  current: string;
+}
+
+async function verifies(client: AdminClient, key: string): Promise<boolean> {
+  const res = await fetch(`${client.baseUrl}/v1/auth/verify`, { headers: { Authorization: `Bearer ${key}` } }).catch(() => undefined);
+  return res?.status === 200;
+}
+
+/** A new key for the demo account; at the account's key cap its oldest active key is revoked first. */
+async function newDemoKey(client: AdminClient): Promise<string> {
+  const first = await client.createKey(DEMO_ACCOUNT);
+  if (first.ok) return first.body.key;
+  if (first.body.error !== "key_limit_reached") throw new Error(`demo key: ${first.body.message}`);
+  const keys = await client.listKeys(DEMO_ACCOUNT);
+  if (!keys.ok) throw new Error(`demo keys: ${keys.body.message}`);
+  const oldest = keys.body.filter((k) => k.revokedAt === null).sort((a, b) => a.id - b.id)[0];
+  if (oldest) {
+    const revoked = await client.revokeKey(oldest.id);
+    if (!revoked.ok) throw new Error(`demo key ${oldest.prefix}…: ${revoked.body.message}`);
+  }
+  const second = await client.createKey(DEMO_ACCOUNT);
+  if (!second.ok) throw new Error(`demo key: ${second.body.message}`);
+  return second.body.key;
+}
+
 /**
  * Ensures, through the admin API, that the demo account exists with an active Basic
- * subscription, and returns an API key for it: the one saved in `keyFile` while it still
- * verifies, else a new one (saved there).
+ * subscription, and returns an API key for it: the one saved for this database while it still
+ * verifies, else a new one (saved for this database and as the current key).
  */
-export async function ensureDemoKey(client: AdminClient, keyFile: string): Promise<string> {
+export async function ensureDemoKey(client: AdminClient, files: DemoKeyFiles): Promise<string> {
   const created = await client.createAccount({ name: DEMO_ACCOUNT, status: "active", plan: "basic" });
   if (!created.ok) {
     if (created.body.error !== "conflict") throw new Error(`demo account: ${created.body.message}`);
     const set = await client.setSubscription(DEMO_ACCOUNT, { status: "active", plan: "basic" });
     if (!set.ok) throw new Error(`demo subscription: ${set.body.message}`);
   }
-  if (existsSync(keyFile)) {
-    const saved = readFileSync(keyFile, "utf8").trim();
-    const res = await fetch(`${client.baseUrl}/v1/auth/verify`, { headers: { Authorization: `Bearer ${saved}` } }).catch(() => undefined);
-    if (res?.status === 200) return saved;
-  }
-  const key = await client.createKey(DEMO_ACCOUNT);
-  if (!key.ok) throw new Error(`demo key: ${key.body.message}`);
-  writeFileSync(keyFile, `${key.body.key}\n`, { mode: 0o600 });
-  return key.body.key;
+  const saved = existsSync(files.ofDatabase) ? readFileSync(files.ofDatabase, "utf8").trim() : "";
+  const key = saved && (await verifies(client, saved)) ? saved : await newDemoKey(client);
+  for (const file of [files.ofDatabase, files.current]) writeFileSync(file, `${key}\n`, { mode: 0o600 });
+  return key;
 }

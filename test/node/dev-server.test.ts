@@ -1,0 +1,184 @@
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "../../scripts/lib/free-port";
+import { seedMarket } from "../../scripts/generator/seed-market";
+import { openBackend } from "../../scripts/sql-endpoint/sql-backend";
+import { signInOverHttp } from "../support/http-sign-in";
+
+/**
+ * `npm run dev` as the README runs it, in a folder of its own (`DEV_DIR`), always on PGlite: the
+ * command a newcomer types must come up serving data and sign-in every time, whatever database it
+ * served before, and a start that fails must stop everything it started.
+ */
+
+/** A start takes about 5 s here; this bounds a start that hangs, so its output is shown. */
+const START_TIMEOUT_MS = 90_000;
+let devDir: string;
+const started: ChildProcess[] = [];
+
+interface DevRun {
+  child: ChildProcess;
+  base: string;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+/** Starts `npm run dev` and resolves once it printed its demo key, or once it exited. */
+async function startDev(env: Record<string, string>): Promise<DevRun & { up: boolean }> {
+  const port = await freePort();
+  // Always PGlite: an empty DATABASE_URL counts as unset.
+  const childEnv = { ...process.env, DEV_DIR: devDir, PORT: String(port), OIDC_PORT: String(await freePort()), DATABASE_URL: "", ...env };
+  // Its own process group, so a test that fails can still stop wrangler and workerd under it.
+  const child = spawn("npm", ["run", "dev", "--silent"], { env: childEnv, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  started.push(child);
+  let text = "";
+  child.stdout?.on("data", (d: Buffer) => (text += d.toString()));
+  child.stderr?.on("data", (d: Buffer) => (text += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  const up = await Promise.race([
+    exited.then(() => false),
+    new Promise<boolean>((resolve) => setTimeout(() => resolve(false), START_TIMEOUT_MS).unref()),
+    new Promise<boolean>((resolve) => {
+      const poll = setInterval(() => {
+        if (/demo key\s+ods_live_/.test(text)) {
+          clearInterval(poll);
+          resolve(true);
+        }
+      }, 100);
+      void exited.then(() => clearInterval(poll));
+    }),
+  ]);
+  return { child, base: `http://127.0.0.1:${port}`, output: () => text, exited, up };
+}
+
+/** Ctrl-C, as a developer stops it: SIGINT to the whole process group; resolves once `npm run dev` has ended. */
+async function stopDev(run: DevRun): Promise<void> {
+  if (run.child.pid) process.kill(-run.child.pid, "SIGINT");
+  await run.exited;
+}
+
+/** Processes whose command line names this test's folder (wrangler and workerd run with paths in it), after a grace period to exit. */
+async function leftovers(): Promise<string[]> {
+  let found: string[] = [];
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const ps = spawnSync("pgrep", ["-af", devDir], { encoding: "utf8" });
+    found = ps.stdout.split("\n").filter((line) => line.trim() !== "" && !line.includes("pgrep"));
+    if (found.length === 0) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return found;
+}
+
+async function seeded(dir: string, seed: number): Promise<string> {
+  const backend = await openBackend({ dataDir: dir });
+  try {
+    await backend.migrate("./drizzle");
+    await seedMarket(backend, { size: "test", seed });
+  } finally {
+    await backend.close();
+  }
+  return dir;
+}
+
+const bearer = (key: string) => ({ headers: { Authorization: `Bearer ${key}` } });
+
+beforeAll(() => {
+  devDir = mkdtempSync(join(tmpdir(), "ods-dev-"));
+});
+
+afterEach(() => {
+  for (const child of started.splice(0)) {
+    if (child.exitCode === null && child.pid) {
+      try {
+        process.kill(-child.pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }
+  }
+});
+
+afterAll(() => rmSync(devDir, { recursive: true, force: true }));
+
+describe("npm run dev", () => {
+  it("comes up fourteen times alternating between two databases, each time serving data and sign-in with that database's demo key", async () => {
+    const databases = [await seeded(join(devDir, "market-a"), 3), await seeded(join(devDir, "market-b"), 4)];
+    const keys = new Map<string, string>();
+    for (let start = 0; start < 14; start++) {
+      const pglite = databases[start % 2] as string;
+      const run = await startDev({ PGLITE_DIR: pglite });
+      expect(run.up, run.output()).toBe(true);
+      expect(run.output()).not.toMatch(/seeding/);
+      const key = readFileSync(join(devDir, "demo-api-key"), "utf8").trim();
+      // The same database keeps its one demo key: returning to it adds no key.
+      expect(key, `start ${start + 1}`).toBe(keys.get(pglite) ?? key);
+      keys.set(pglite, key);
+
+      const usage = await fetch(`${run.base}/v1/usage`, bearer(key));
+      expect(usage.status, `start ${start + 1}`).toBe(200);
+      const flow = await fetch(`${run.base}/v1/flow?minPremium=0&limit=1`, bearer(key));
+      expect(flow.status, `start ${start + 1}`).toBe(200);
+      expect(((await flow.json()) as { count: number }).count).toBeGreaterThan(0);
+      const session = await signInOverHttp(run.base, "demo@example.com");
+      const overview = await fetch(`${run.base}/dashboard`, { headers: { Cookie: `ods_session=${session}` } });
+      expect(overview.status).toBe(200);
+      expect(await overview.text()).toContain("Overview");
+
+      await stopDev(run);
+      expect(await leftovers()).toEqual([]);
+    }
+    expect(new Set(keys.values()).size).toBe(2);
+  }, 600_000);
+
+  it("replays a loaded trade file instead of seeding over it", async () => {
+    const pglite = join(devDir, "replay");
+    // Always PGlite (an empty DATABASE_URL is unset); no running service to tell about the load.
+    const env = { ...process.env, DEV_DIR: devDir, PGLITE_DIR: pglite, DATABASE_URL: "", ADMIN_URL: "http://127.0.0.1:1" };
+    const load = spawnSync(
+      "npm",
+      ["run", "--silent", "load", "--", "cboe-trades", "test/fixtures/cboe/VIX_2016-06-01_trades_excerpt.csv", "--json"],
+      {
+        env,
+        encoding: "utf8",
+      },
+    );
+    expect(load.status, load.stderr).toBe(0);
+    const loaded = JSON.parse(load.stdout) as { loaded: number; printClass: Record<string, number> };
+    expect(loaded.loaded).toBe(259);
+
+    const run = await startDev({ PGLITE_DIR: pglite, MARKET_CLOCK: "2016-06-01T16:15:00-04:00" });
+    expect(run.up, run.output()).toBe(true);
+    expect(run.output()).not.toMatch(/seeding/);
+    const key = readFileSync(join(devDir, "demo-api-key"), "utf8").trim();
+    const flow = await fetch(`${run.base}/v1/flow?symbol=VIX&minPremium=0&from=2016-06-01&limit=500`, bearer(key));
+    expect(flow.status).toBe(200);
+    const body = (await flow.json()) as { count: number; fromDate: string; prints: unknown[] };
+    // Every print but the canceled one, which never happened.
+    expect(body.count).toBe(loaded.loaded - (loaded.printClass.canceled ?? 0));
+    expect(body.fromDate).toBe("2016-06-01");
+    // Nothing was seeded: the synthetic market's names are unknown here.
+    expect((await fetch(`${run.base}/v1/expirations/SPY`, bearer(key))).status).toBe(404);
+    await stopDev(run);
+    expect(await leftovers()).toEqual([]);
+  }, 180_000);
+
+  it("stops everything it started, with a clear message, when a start-up step fails", async () => {
+    const pglite = await seeded(join(devDir, "market-failing"), 5);
+    // Someone else answers on the API's port: wrangler cannot take it, or the demo account cannot be made through it.
+    const port = await freePort();
+    const squatter = (await import("node:http")).createServer((_req, res) => res.writeHead(404).end("not us"));
+    await new Promise<void>((resolve) => squatter.listen(port, "127.0.0.1", resolve));
+    try {
+      const run = await startDev({ PGLITE_DIR: pglite, PORT: String(port) });
+      expect(run.up).toBe(false);
+      expect(await run.exited).not.toBe(0);
+      expect(run.output()).toMatch(/npm run dev could not start|wrangler dev exited/);
+      expect(await leftovers()).toEqual([]);
+    } finally {
+      squatter.close();
+    }
+  }, 180_000);
+});
