@@ -2,6 +2,8 @@ import { randomBytes } from "node:crypto";
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import { freePort } from "./scripts/lib/free-port";
+import { TEST_CLOCK } from "./test/support/test-clock";
+import { MATRIX_MARKETS, matrixCacheBinding } from "./test/support/date-matrix";
 
 export default defineConfig(async () => {
   // The local SQL endpoint (started by the global setup) must have a known port before the
@@ -14,6 +16,11 @@ export default defineConfig(async () => {
   process.env.TEST_OUTAGE_SQL_PORT = String(outagePort);
   // The same database as far away as Neon's region is from the edge (test/node/edge-cache.http.test.ts).
   process.env.TEST_DISTANT_SQL_PORT = String(Number(process.env.TEST_DISTANT_SQL_PORT) || (await freePort()));
+  // The date matrix's markets, one local SQL endpoint each (test/support/date-matrix.ts).
+  const matrixPorts = process.env.TEST_MATRIX_PORTS
+    ? process.env.TEST_MATRIX_PORTS.split(",").map(Number)
+    : await Promise.all(MATRIX_MARKETS.map(() => freePort()));
+  process.env.TEST_MATRIX_PORTS = matrixPorts.join(",");
   const vendorPort = Number(process.env.TEST_VENDOR_PORT) || (await freePort());
   process.env.TEST_VENDOR_PORT = String(vendorPort);
   const stripePort = Number(process.env.TEST_STRIPE_PORT) || (await freePort());
@@ -25,12 +32,15 @@ export default defineConfig(async () => {
   const workers = cloudflareTest({
     wrangler: { configPath: "./wrangler.toml" },
     miniflare: {
+      kvNamespaces: MATRIX_MARKETS.map((_, i) => matrixCacheBinding(i)),
       bindings: {
         MARKET_DATABASE_URL: url("market"),
         CONTROL_DATABASE_URL: url("control"),
         NEON_HTTP_ENDPOINT: "http://{host}:{port}/sql",
         ADMIN_TOKEN: "test-admin-token-0123456789abcdefghijk",
         CURSOR_SECRET: "test-cursor-secret-0123456789abcdef0123",
+        // The Worker answers as of the test session, whatever the machine's date (test/support/test-clock.ts).
+        MARKET_CLOCK: TEST_CLOCK,
         // The quote vendor is a local server replaying recorded payloads (test/support/vendor-server.ts).
         QUOTE_PROVIDER: "finnhub",
         QUOTE_PROVIDER_URL: `http://127.0.0.1:${vendorPort}`,
@@ -46,6 +56,7 @@ export default defineConfig(async () => {
         // A live endpoint in front of a database that tests can stop (POST …/outage/stop, …/start).
         TEST_OUTAGE_DATABASE_URL: url("market", outagePort),
         TEST_OUTAGE_CONTROL: `http://127.0.0.1:${outagePort}/outage`,
+        TEST_MATRIX_URLS: matrixPorts.map((port) => url("market", port)).join(","),
       },
     },
   });

@@ -9,7 +9,7 @@ import { probeCall } from "./support/probe-app";
 import { usageRoute } from "../src/routes/account/usage";
 import { verifyRoute } from "../src/routes/account/verify";
 import { contractBody } from "./support/contract";
-import { etToday } from "./support/market-db";
+import { todayInNewYork } from "../src/domain/calendar";
 import { expectError, testEnv } from "./support/worker";
 
 const noRateHeaders = (res: Response) => expect(res.headers.get("X-RateLimit-Limit")).toBeNull();
@@ -148,7 +148,8 @@ describe("/v1/auth/verify and /v1/usage need only a valid key", () => {
     await probeCall("/v1/test/ok", auth);
     const res = await probeCall("/v1/usage", auth);
     const usage = await contractBody(usageRoute, res);
-    expect(usage).toMatchObject({ plan: "basic", subscription_status: "active", entitled: true, date: etToday() });
+    expect(usage).toMatchObject({ plan: "basic", subscription_status: "active", entitled: true, date: todayInNewYork() });
+    // The counting day is the account's real ET day, not the market clock the data routes are pinned to.
     expect(usage.rate_limit).toEqual({ requests_per_minute: 300 });
     expect(usage.concurrency).toEqual({ max: 5 });
     expect(usage.requests?.today).toBe(3);

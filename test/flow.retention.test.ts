@@ -3,6 +3,7 @@ import { createExecutionContext, createScheduledController, waitOnExecutionConte
 import worker from "../src/index";
 import type { Bindings } from "../src/env";
 import { addDays, etToday, marketSql } from "./support/market-db";
+import { TEST_CLOCK } from "./support/test-clock";
 import { arrangePrints } from "./support/flow-fixture";
 import { previousSessions, sessionOnOrBefore, sessionOpenAt } from "../src/domain/calendar";
 import { bearer, newAccount } from "./support/accounts";
@@ -28,7 +29,8 @@ describe("flow retention (cron trigger)", () => {
 
     const auth = bearer((await newAccount()).keys[0]!.key);
     const ctx = createExecutionContext();
-    const scheduledTime = Date.now();
+    // The cron fires at the Worker's pinned clock, the instant the retained sessions count back from.
+    const scheduledTime = Date.parse(TEST_CLOCK);
     await worker.scheduled!(createScheduledController({ scheduledTime, cron: "10 * * * *" }), testEnv as Bindings, ctx);
     // Reads go on while the job runs.
     const during = call(`/v1/flow?symbol=RETX&from=${oldest}&minPremium=0`, auth);

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { GEX_DISCLAIMER } from "../src/analytics/gex";
-import { addDays, todayInNewYork } from "../src/domain/calendar";
+import { addDays } from "../src/domain/calendar";
+import { etToday } from "./support/market-db";
 import { gexRoute, type GexProfileBody } from "../src/routes/gamma-exposure/gex";
 import { gexHeatmapRoute } from "../src/routes/gamma-exposure/heatmap";
 import { bearer, newAccount } from "./support/accounts";
@@ -67,7 +68,7 @@ describe("GET /v1/gex/{symbol}", () => {
   it("selects same-day expirations with zeroDte or maxDte=0", async () => {
     const zero = await profile("?zeroDte=true");
     expect(await profile("?maxDte=0")).toEqual(zero);
-    const today = todayInNewYork();
+    const today = etToday();
     const map = await heatmap("SPY", "?zeroDte=true&strikeMin=0");
     expect(map.expirations.every((e) => e === today)).toBe(true);
   });
@@ -145,7 +146,7 @@ describe("GET /v1/gex/{symbol}/heatmap", () => {
 
   it("covers a window of future expirations only", async () => {
     const map = await heatmap("SPY", "?minDte=30&maxDte=90&strikeMin=0");
-    const today = todayInNewYork();
+    const today = etToday();
     for (const e of map.expirations) {
       expect(e >= addDays(today, 30) && e <= addDays(today, 90)).toBe(true);
     }

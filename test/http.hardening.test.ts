@@ -73,7 +73,8 @@ describe("the SQL-over-HTTP endpoint setting", () => {
       await expectError(await callWith(env, "/health"), 500, "internal_error");
     }
     for (const env of [
-      { NEON_HTTP_ENDPOINT: "https://db.example.com/sql", MARKET_DATABASE_URL: remote },
+      // Production's setting: no pinned market clock either (the suite's own is refused without a local endpoint).
+      { NEON_HTTP_ENDPOINT: "https://db.example.com/sql", MARKET_DATABASE_URL: remote, MARKET_CLOCK: undefined },
       { NEON_HTTP_ENDPOINT: "http://127.0.0.1:4444/sql" },
       { NEON_HTTP_ENDPOINT: "http://localhost:4444/sql" },
     ]) {

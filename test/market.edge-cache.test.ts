@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { addDays, todayInNewYork } from "../src/domain/calendar";
+import { addDays } from "../src/domain/calendar";
 import { expirationsRoute } from "../src/routes/quotes-and-options/expirations";
 import { ivContextRoute } from "../src/routes/volatility/iv-context";
 import { bearer, newAccount } from "./support/accounts";
 import { contractBody } from "./support/contract";
 import { READ_PER_REQUEST, sampleRequests } from "./support/sample-requests";
-import { bumpMarketVersion, marketSql } from "./support/market-db";
+import { bumpMarketVersion, etToday, marketSql } from "./support/market-db";
 import { callWith, testEnv } from "./support/worker";
 
 /**
@@ -144,7 +144,7 @@ describe("the market snapshot at the edge", () => {
       near.expirations,
     );
     // Another day (a replay's pinned clock): its own DTEs, not the cached ones.
-    const tomorrow = addDays(todayInNewYork(), 1);
+    const tomorrow = addDays(etToday(), 1);
     const replay = await contractBody(
       expirationsRoute,
       await callWith({ MARKET_CLOCK: `${tomorrow}T15:00:00Z` }, "/v1/expirations/SPY?maxDte=30", auth),

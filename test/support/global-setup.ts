@@ -1,4 +1,6 @@
 import { testSqlPassword } from "./sql-password";
+import { TEST_SESSION } from "./test-clock";
+import { MATRIX_MARKETS } from "./date-matrix";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -25,6 +27,7 @@ let dataDir: string | undefined;
 let vendor: Server | undefined;
 let stripe: Server | undefined;
 let outage: OutageEndpoint | undefined;
+const matrix: { db: SqlBackend; server: NeonHttpServer }[] = [];
 
 /**
  * Starts the local Neon endpoint the Worker under test talks to: PGlite by default, the
@@ -36,7 +39,7 @@ export async function setup(): Promise<void> {
   backend = await openBackend({ databaseUrl, dataDir: dataDir ?? "memory://" });
   await resetDatabase(backend);
   await backend.migrate("./drizzle");
-  await seedMarket(backend, { size: "test", seed: 7 });
+  await seedMarket(backend, { size: "test", seed: 7, sessionDate: TEST_SESSION });
   // Real data next to the synthetic market: the Cboe SPX excerpt, through the production loader.
   // The GEX table adds the rows near spot of the next 60 days (the excerpt's rows are left as they are).
   for (const file of ["SPX_2022-02-04_excerpt.csv", "SPX_2022-02-04_gex_quote_table.csv"]) {
@@ -50,6 +53,14 @@ export async function setup(): Promise<void> {
     latencyMs: DISTANT_RTT_MS,
   });
   outage = await startOutageEndpoint(backend, databaseUrl, Number(process.env.TEST_OUTAGE_SQL_PORT));
+  // The date matrix: a small market per session, each in its own embedded database and endpoint.
+  const matrixPorts = (process.env.TEST_MATRIX_PORTS ?? "").split(",").map(Number);
+  for (const [i, market] of MATRIX_MARKETS.entries()) {
+    const db = await openBackend({ dataDir: "memory://" });
+    await db.migrate("./drizzle");
+    await seedMarket(db, { size: "test", seed: 7, sessionDate: market.session });
+    matrix.push({ db, server: await startNeonHttpServer(db, { port: matrixPorts[i], password: testSqlPassword() }) });
+  }
   vendor = await startVendorServer(Number(process.env.TEST_VENDOR_PORT));
   stripe = await startStripeReplayServer(Number(process.env.TEST_STRIPE_PORT));
 }
@@ -60,6 +71,10 @@ export async function teardown(): Promise<void> {
   stripe?.closeAllConnections();
   stripe?.close();
   await outage?.close();
+  for (const { db, server } of matrix.splice(0)) {
+    await server.close();
+    await db.close();
+  }
   await server?.close();
   await distant?.close();
   await backend?.close();

@@ -1,6 +1,6 @@
 import { neon } from "@neondatabase/serverless";
 import { useNeonEndpoint } from "../../src/db/client";
-import { todayInNewYork } from "../../src/domain/calendar";
+import { TEST_SESSION } from "./test-clock";
 export { addDays, daysBetween } from "../../src/domain/calendar";
 import { admin } from "./accounts";
 import { testEnv } from "./worker";
@@ -24,8 +24,8 @@ export async function bumpMarketVersion(): Promise<void> {
   if (res.status !== 200) throw new Error(`snapshot refresh failed: ${res.status}`);
 }
 
-/** Today's date in New York: the service's own calendar, so tests and handlers never disagree. */
-export const etToday = () => todayInNewYork();
+/** Today's date in New York as the Worker under test sees it (its pinned `MARKET_CLOCK`). */
+export const etToday = () => TEST_SESSION;
 
 /**
  * A dedicated underlying with a small chain (calls and puts, several expirations), so tests that

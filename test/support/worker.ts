@@ -10,6 +10,8 @@ export interface TestBindings extends Bindings {
   TEST_DEAD_DATABASE_URL: string;
   TEST_OUTAGE_DATABASE_URL: string;
   TEST_OUTAGE_CONTROL: string;
+  /** The date matrix's market databases, comma-separated, in the order of `MATRIX_MARKETS`. */
+  TEST_MATRIX_URLS: string;
 }
 
 export const testEnv = env as unknown as TestBindings;
