@@ -35,8 +35,9 @@ async function newDemoKey(client: AdminClient): Promise<string> {
 
 /**
  * Ensures, through the admin API, that the demo account exists with an active Basic
- * subscription, and returns an API key for it: the one saved for this database while it still
- * verifies, else a new one (saved for this database and as the current key).
+ * subscription, and returns an API key for it: a saved one that verifies against this database
+ * (the Worker's key cache is per database, so another database's key does not), else a new one;
+ * saved for this database and as the current key.
  */
 export async function ensureDemoKey(client: AdminClient, files: DemoKeyFiles): Promise<string> {
   const created = await client.createAccount({ name: DEMO_ACCOUNT, status: "active", plan: "basic" });
@@ -45,8 +46,16 @@ export async function ensureDemoKey(client: AdminClient, files: DemoKeyFiles): P
     const set = await client.setSubscription(DEMO_ACCOUNT, { status: "active", plan: "basic" });
     if (!set.ok) throw new Error(`demo subscription: ${set.body.message}`);
   }
-  const saved = existsSync(files.ofDatabase) ? readFileSync(files.ofDatabase, "utf8").trim() : "";
-  const key = saved && (await verifies(client, saved)) ? saved : await newDemoKey(client);
+  // This database's own key first; the current one may be this database's too (saved before keys were kept per database).
+  let key: string | undefined;
+  for (const file of [files.ofDatabase, files.current]) {
+    const saved = existsSync(file) ? readFileSync(file, "utf8").trim() : "";
+    if (saved && (await verifies(client, saved))) {
+      key = saved;
+      break;
+    }
+  }
+  key ??= await newDemoKey(client);
   for (const file of [files.ofDatabase, files.current]) writeFileSync(file, `${key}\n`, { mode: 0o600 });
   return key;
 }
