@@ -29,6 +29,15 @@ describe("GET /v1/quotes/{symbol}", () => {
     });
   });
 
+  it("retries a transient failure once, and does not retry a permanent one", async () => {
+    const before = await vendorCalls();
+    expect((await (await get("/v1/quotes/FLAKY")).json<Quote>()).price).toBe(41.5);
+    await get("/v1/quotes/LOCKED");
+    const after = await vendorCalls();
+    expect((after.FLAKY ?? 0) - (before.FLAKY ?? 0)).toBe(2);
+    expect((after.LOCKED ?? 0) - (before.LOCKED ?? 0)).toBe(1);
+  });
+
   it("falls back to the stored quote when the vendor times out, sends a malformed body, fails or refuses", async () => {
     for (const symbol of ["SLOW", "BADJSON", "DOWN", "LOCKED"]) {
       const started = Date.now();
@@ -40,13 +49,19 @@ describe("GET /v1/quotes/{symbol}", () => {
     }
   });
 
-  it("retries a transient failure once, and does not retry a permanent one", async () => {
+  it("asks the vendor once per symbol in two seconds, failures included, and answers the same meanwhile", async () => {
     const before = await vendorCalls();
-    expect((await (await get("/v1/quotes/FLAKY")).json<Quote>()).price).toBe(41.5);
-    await get("/v1/quotes/LOCKED");
+    const answers: Quote[] = [];
+    for (let i = 0; i < 5; i++) answers.push(await (await get("/v1/quotes/AAPL")).json<Quote>());
+    const down: number[] = [];
+    for (let i = 0; i < 3; i++) down.push((await get("/v1/quotes/DOWN")).status);
     const after = await vendorCalls();
-    expect((after.FLAKY ?? 0) - (before.FLAKY ?? 0)).toBe(2);
-    expect((after.LOCKED ?? 0) - (before.LOCKED ?? 0)).toBe(1);
+    expect(new Set(answers.map((a) => JSON.stringify(a))).size).toBe(1);
+    expect(answers[0]!.price).toBe(229.87);
+    expect(down).toEqual([200, 200, 200]);
+    // At most one call (an AAPL answer may still be fresh from an earlier test: then none); DOWN's two attempts once.
+    expect((after.AAPL ?? 0) - (before.AAPL ?? 0)).toBeLessThanOrEqual(1);
+    expect((after.DOWN ?? 0) - (before.DOWN ?? 0)).toBeLessThanOrEqual(2);
   });
 
   it("answers asOf null for a stored fallback without a time", async () => {
