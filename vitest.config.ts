@@ -37,8 +37,10 @@ export default defineConfig(async () => {
         MARKET_DATABASE_URL: url("market"),
         CONTROL_DATABASE_URL: url("control"),
         NEON_HTTP_ENDPOINT: "http://{host}:{port}/sql",
-        ADMIN_TOKEN: "test-admin-token-0123456789abcdefghijk",
+        // A generated admin token (`npm run admin -- token`): the configuration accepts no other kind.
+        ADMIN_TOKEN: "ods_admin_MJWHLyf9Bb9kPPf5L5fnnPNwJbxdifbVtSc2DFWgee52mfYTz",
         CURSOR_SECRET: "test-cursor-secret-0123456789abcdef0123",
+        SESSION_SECRET: "test-session-secret-0123456789abcdef012",
         // The Worker answers as of the test session, whatever the machine's date (test/support/test-clock.ts).
         MARKET_CLOCK: TEST_CLOCK,
         // The quote vendor is a local server replaying recorded payloads (test/support/vendor-server.ts).

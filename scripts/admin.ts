@@ -1,3 +1,4 @@
+import { generateAdminToken } from "../src/access/admin-token";
 import { AdminClient, type AdminResult } from "./lib/admin-client";
 
 const USAGE = `usage: npm run admin -- <command> [--json]
@@ -8,9 +9,10 @@ const USAGE = `usage: npm run admin -- <command> [--json]
   key list --account N
   key revoke KEY_ID
   subscription set --account N --status S [--plan P] [--trial-ended]
+  token                           prints a new admin token (ods_admin_…) for the ADMIN_TOKEN secret; no call is made
 
-Talks to the admin API of the running service: ADMIN_URL (default http://127.0.0.1:8787)
-with ADMIN_TOKEN (default: the token \`npm run dev\` saved in .dev/admin-token).`;
+Talks to the admin API of the running service: ADMIN_URL (default http://127.0.0.1:8787; https://
+unless on this machine) with ADMIN_TOKEN (default: the token \`npm run dev\` saved in .dev/admin-token).`;
 
 const BOOLEAN_FLAGS = new Set(["json", "trial-ended", "help"]);
 
@@ -66,6 +68,12 @@ async function run(argv: string[]): Promise<number> {
   const command = positionals.slice(0, 2).join(" ");
   if (flags.has("help") || positionals.length === 0) {
     console.log(USAGE);
+    return 0;
+  }
+  if (command === "token") {
+    // Printed once, to stdout only: pipe it into \`wrangler secret put ADMIN_TOKEN\`.
+    const token = generateAdminToken();
+    console.log(json ? JSON.stringify({ token }) : token);
     return 0;
   }
   const client = AdminClient.fromEnvironment();

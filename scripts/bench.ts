@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { generateAdminToken } from "../src/access/admin-token";
 import { AdminClient } from "./lib/admin-client";
 import { databaseUrl, DEV_DATA_DIR, parseArgs } from "./lib/config";
 import { freePort } from "./lib/free-port";
@@ -108,7 +109,7 @@ async function main(): Promise<void> {
   const contracts = (rows[0]?.contracts as number | undefined) ?? 0;
   if (contracts === 0) throw new Error("no market data: run `npm run seed -- --size full` (with DATABASE_URL) first");
   const sqlPassword = randomBytes(24).toString("hex");
-  const adminToken = randomBytes(24).toString("hex");
+  const adminToken = generateAdminToken();
   const stacks: Started[] = [];
   try {
     // One after the other: two `wrangler dev` starting at once can race for the same internal port.

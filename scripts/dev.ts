@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { generateAdminToken, isWellFormedAdminToken } from "../src/access/admin-token";
 import { AdminClient, DEV_ADMIN_TOKEN_FILE, DEV_ADMIN_URL_FILE } from "./lib/admin-client";
 import { databaseUrl, DEV_DATA_DIR, DEV_DIR, MIGRATIONS_DIR } from "./lib/config";
 import { ensureDemoKey } from "./lib/demo-account";
@@ -10,10 +11,11 @@ import { holdsMarketData, seedMarket } from "./generator/seed-market";
 import { openBackend } from "./sql-endpoint/sql-backend";
 import { startWorker, waitUntilUp } from "./lib/worker-process";
 
-/** The dev admin token: kept across runs so `npm run admin` keeps working. */
+/** The dev admin token: kept across runs so `npm run admin` keeps working (one of the old format is replaced). */
 function devAdminToken(): string {
-  if (existsSync(DEV_ADMIN_TOKEN_FILE)) return readFileSync(DEV_ADMIN_TOKEN_FILE, "utf8").trim();
-  const token = randomBytes(24).toString("hex");
+  const saved = existsSync(DEV_ADMIN_TOKEN_FILE) ? readFileSync(DEV_ADMIN_TOKEN_FILE, "utf8").trim() : "";
+  if (isWellFormedAdminToken(saved)) return saved;
+  const token = generateAdminToken();
   writeFileSync(DEV_ADMIN_TOKEN_FILE, `${token}\n`, { mode: 0o600 });
   return token;
 }

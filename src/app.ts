@@ -2,10 +2,11 @@ import { Hono, type Context, type MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "./app-env";
-import { adminGate } from "./access/admin-gate";
+import { adminAudit, adminGate, adminServedHere } from "./access/admin-gate";
 import { mountBillingWebhook } from "./billing/webhook";
 import { mountApiReference } from "./dashboard/docs";
 import { mountDashboard } from "./dashboard/routes";
+import { webhookGuards } from "./dashboard/throttle";
 import { accessGate } from "./access/gates";
 import { isDatabaseUnavailable } from "./db/errors";
 import { configure } from "./http/configure";
@@ -74,6 +75,8 @@ export function newApp(routes: readonly RouteSpec[]): Hono<AppEnv> {
   app.use(configure);
   app.use(originAuth);
   app.use(noCredentialsInQuery);
+  // Every admin call is logged with its outcome (src/access/admin-gate.ts).
+  app.use("/admin/*", adminAudit);
 
   for (const route of routes) {
     const paths = [route.path, ...(route.aliases ?? [])].map(honoPath);
@@ -86,6 +89,8 @@ export function newApp(routes: readonly RouteSpec[]): Hono<AppEnv> {
     app.on(route.method.toUpperCase(), paths, ...chain, handle(route));
   }
 
+  // Per-client limit and the 512 KB cap before the webhook reads its body (src/dashboard/throttle.ts).
+  app.use("/webhooks/stripe", ...webhookGuards);
   mountBillingWebhook(app);
   mountDashboard(app);
   mountApiReference(app);
@@ -95,7 +100,7 @@ export function newApp(routes: readonly RouteSpec[]): Hono<AppEnv> {
     if (emptyParam && (c.req.method === "GET" || c.req.method === "HEAD")) {
       throw new ApiError("missing_symbol", `The path parameter '${emptyParam}' is required.`);
     }
-    const allow = methods.allowFor(c.req.path, c.get("config").ADMIN_TOKEN !== undefined);
+    const allow = methods.allowFor(c.req.path, adminServedHere(c));
     if (allow) {
       throw new ApiError("method_not_allowed", `Method ${c.req.method} is not allowed here; allowed: ${allow}.`, {
         headers: { Allow: allow },

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isWellFormedAdminToken } from "./access/admin-token";
 /**
  * Variables and secrets the Worker receives (set outside wrangler.toml: `wrangler secret put`,
  * `npm run dev`, the test config); validated once per isolate by `configFrom`.
@@ -15,10 +16,14 @@ export interface Variables {
   ORIGIN_AUTH_SECRETS?: string;
   /** Behind the edge proxy (origin authentication on): the header carrying the client's address (default `X-Client-IP`). */
   CLIENT_IP_HEADER?: string;
-  /** Bearer token of the internal admin API; unset disables it. */
+  /** Bearer token of the internal admin API (`ods_admin_…`, from `npm run admin -- token`); unset disables it. */
   ADMIN_TOKEN?: string;
+  /** When set, the admin API answers only on this hostname (a route behind Cloudflare Access or an IP allowlist); 404 elsewhere. */
+  ADMIN_HOSTNAME?: string;
   /** HMAC keys of pagination cursors, comma-separated (32+ characters each): the first signs, all verify (rotation). */
   CURSOR_SECRET: string;
+  /** HMAC keys of dashboard session tokens, comma-separated (32+ characters each): the first signs, all verify (rotation). */
+  SESSION_SECRET: string;
   /** Equity quote vendor: `finnhub`, or unset/`stored` to serve the stored quote only. */
   QUOTE_PROVIDER?: string;
   /** Base URL of the quote vendor's API (default: the vendor's public URL). */
@@ -84,7 +89,7 @@ function talksToLocalEndpoint(config: Parameters<typeof plainHttpOnlyToLoopback>
   return config.NEON_HTTP_ENDPOINT?.startsWith("http://") === true && plainHttpOnlyToLoopback(config);
 }
 
-/** Shared secrets (admin token, origin secrets, cursor keys) are long enough that guessing is hopeless. */
+/** Shared secrets (origin secrets, cursor keys) are long enough that guessing is hopeless. */
 const MIN_SECRET_LENGTH = 32;
 
 const postgresUrl = z
@@ -116,8 +121,15 @@ const configSchema = z
     NEON_HTTP_ENDPOINT: optionalText.refine((v) => v === undefined || /^https?:\/\//.test(v), "must be an http(s) URL template"),
     ORIGIN_AUTH_SECRETS: secretList,
     ADMIN_TOKEN: optionalText.refine(
-      (v) => v === undefined || v.length >= MIN_SECRET_LENGTH,
-      `must be at least ${MIN_SECRET_LENGTH} characters`,
+      (v) => v === undefined || isWellFormedAdminToken(v),
+      "must be a generated admin token (ods_admin_…: `npm run admin -- token`)",
+    ),
+    ADMIN_HOSTNAME: optionalText.pipe(
+      z
+        .string()
+        .regex(/^(?=.{1,253}$)[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i, "must be a hostname")
+        .transform((v) => v.toLowerCase())
+        .optional(),
     ),
     CLIENT_IP_HEADER: optionalText.pipe(
       z
@@ -126,6 +138,7 @@ const configSchema = z
         .default("X-Client-IP"),
     ),
     CURSOR_SECRET: secretList.refine((list) => list.length > 0, "must hold at least one secret"),
+    SESSION_SECRET: secretList.refine((list) => list.length > 0, "must hold at least one secret"),
     QUOTE_PROVIDER: optionalText.pipe(z.enum(["finnhub", "stored"]).optional()),
     QUOTE_PROVIDER_URL: optionalText.refine((v) => v === undefined || /^https?:\/\//.test(v), "must be an http(s) URL"),
     QUOTE_PROVIDER_TOKEN: optionalText,

@@ -274,8 +274,31 @@ describe("origin authentication", () => {
 
   it("accepts every secret of the rotation list", async () => {
     for (const secret of ["first-secret-value-0123456789abcdef", "second-secret-value-0123456789abcdef"]) {
-      expect((await callWith(secrets, "/health", { headers: { "X-Origin-Auth": secret } })).status).toBe(200);
+      expect((await callWith(secrets, "/health", { headers: { "X-Origin-Auth": secret, "X-Client-IP": "192.0.2.20" } })).status).toBe(200);
     }
+  });
+
+  it("refuses a request through the edge that carries no valid client address, rather than pooling it with others", async () => {
+    const secret = "first-secret-value-0123456789abcdef";
+    for (const client of [undefined, "", "unknown", "999.1.1.1", "not an address"]) {
+      const headers: Record<string, string> = { "X-Origin-Auth": secret };
+      if (client !== undefined) headers["X-Client-IP"] = client;
+      const res = await callWith(secrets, "/health", { headers });
+      const body = await expectError(res, 403, "origin_forbidden");
+      expect(body.message).toMatch(/client address/);
+    }
+    expect((await callWith(secrets, "/health", { headers: { "X-Origin-Auth": secret, "X-Client-IP": "2001:db8::1" } })).status).toBe(200);
+  });
+
+  it("lets Stripe's webhook deliveries in without it: their signature authenticates them", async () => {
+    const res = await callWith(secrets, "/webhooks/stripe", {
+      method: "POST",
+      body: "{}",
+      headers: { "Content-Type": "application/json" },
+    });
+    // Past origin authentication: refused by the webhook itself for its missing signature.
+    await expectError(res, 400, "invalid_body");
+    await expectError(await callWith(secrets, "/webhooks/stripe"), 403, "origin_forbidden");
   });
 
   it("is off when no secret is configured, also for a blank or empty list", async () => {

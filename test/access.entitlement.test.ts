@@ -82,22 +82,33 @@ describe("entitlement rules", () => {
     status: "active",
     trialEnd: null,
     currentPeriodEnd: null,
+    pastDueSince: null,
     updatedAt: null,
     activeKeyIds: [],
     version: 1,
   };
 
-  it("keeps past_due accounts entitled through the grace period only", () => {
-    const periodEnd = (daysAgo: number) => new Date(now - daysAgo * day).toISOString();
-    expect(evaluateEntitlement({ ...base, status: "past_due", currentPeriodEnd: periodEnd(1) }, now)).toEqual({ entitled: true });
-    expect(evaluateEntitlement({ ...base, status: "past_due", currentPeriodEnd: periodEnd(PAST_DUE_GRACE_DAYS - 0.01) }, now)).toEqual({
-      entitled: true,
-    });
-    expect(evaluateEntitlement({ ...base, status: "past_due", currentPeriodEnd: periodEnd(PAST_DUE_GRACE_DAYS) }, now)).toMatchObject({
+  it("keeps past_due accounts entitled for the grace period from the first transition into past_due only", () => {
+    const ago = (days: number) => new Date(now - days * day).toISOString();
+    const pastDue = { ...base, status: "past_due" };
+    expect(evaluateEntitlement({ ...pastDue, pastDueSince: ago(1) }, now)).toEqual({ entitled: true });
+    expect(evaluateEntitlement({ ...pastDue, pastDueSince: ago(PAST_DUE_GRACE_DAYS - 0.01) }, now)).toEqual({ entitled: true });
+    expect(evaluateEntitlement({ ...pastDue, pastDueSince: ago(PAST_DUE_GRACE_DAYS) }, now)).toMatchObject({
       reason: "subscription_inactive",
     });
-    expect(evaluateEntitlement({ ...base, status: "past_due", updatedAt: periodEnd(2) }, now)).toEqual({ entitled: true });
-    expect(evaluateEntitlement({ ...base, status: "past_due" }, now)).toMatchObject({ reason: "subscription_inactive" });
+    // The provider has moved the period end past the unpaid period: it does not extend the grace.
+    expect(evaluateEntitlement({ ...pastDue, pastDueSince: ago(8), currentPeriodEnd: ago(-22) }, now)).toMatchObject({
+      reason: "subscription_inactive",
+    });
+    expect(evaluateEntitlement({ ...pastDue, pastDueSince: null, currentPeriodEnd: ago(-22) }, now)).toMatchObject({
+      reason: "subscription_inactive",
+    });
+    // A snapshot stored before `pastDueSince` existed: the last change of the row.
+    expect(evaluateEntitlement({ ...pastDue, updatedAt: ago(2) }, now)).toEqual({ entitled: true });
+    expect(evaluateEntitlement({ ...pastDue, updatedAt: ago(PAST_DUE_GRACE_DAYS) }, now)).toMatchObject({
+      reason: "subscription_inactive",
+    });
+    expect(evaluateEntitlement(pastDue, now)).toMatchObject({ reason: "subscription_inactive" });
   });
 
   it("ends a trial at its end instant, whatever the status says", () => {

@@ -1,6 +1,12 @@
-import { describe, expect, it } from "vitest";
+import { createExecutionContext, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
+import { describe, expect, it, vi } from "vitest";
+import { adminCallRecord } from "../src/access/admin-gate";
+import { generateAdminToken, isWellFormedAdminToken } from "../src/access/admin-token";
+import { AUTH_FAILURE_LIMIT } from "../src/durable-objects/auth-guard";
+import type { Bindings } from "../src/env";
+import worker from "../src/index";
 import { ADMIN_TOKEN, admin } from "./support/accounts";
-import { call, callWith, expectError } from "./support/worker";
+import { call, callWith, expectError, testEnv, type TestBindings } from "./support/worker";
 
 describe("internal admin API", () => {
   it("requires the admin bearer token", async () => {
@@ -36,5 +42,132 @@ describe("internal admin API", () => {
     const doc = await (await call("/openapi.json")).json<{ paths: Record<string, unknown> }>();
     expect(Object.keys(doc.paths).some((p) => p.startsWith("/admin"))).toBe(false);
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(["/v1/auth/verify", "/v1/usage"]));
+  });
+});
+
+describe("admin API hardening", () => {
+  const auth = (ip: string, token = ADMIN_TOKEN) => ({ headers: { Authorization: `Bearer ${token}`, "CF-Connecting-IP": ip } });
+
+  /** A request through the Worker entry to any hostname (callWith's is always api.test). */
+  async function callHost(host: string, overrides: Partial<TestBindings>, path: string, init?: RequestInit): Promise<Response> {
+    const ctx = createExecutionContext();
+    const request = new Request(`https://${host}${path}`, init) as Parameters<typeof worker.fetch>[0];
+    const res = await worker.fetch(request, { ...testEnv, ...overrides } as Bindings, ctx);
+    await waitOnExecutionContext(ctx);
+    return res;
+  }
+
+  it("refuses even the correct token from a locked-out client: the lockout is checked before the token", async () => {
+    const ip = "203.0.113.171";
+    for (let i = 0; i < AUTH_FAILURE_LIMIT; i++) {
+      await expectError(await call("/admin/accounts/demo", auth(ip, generateAdminToken())), 401, "invalid_api_key");
+    }
+    await expectError(await call("/admin/accounts/demo", auth(ip, generateAdminToken())), 429, "too_many_auth_failures");
+    const locked = await call("/admin/accounts/demo", auth(ip));
+    await expectError(locked, 429, "too_many_auth_failures");
+    expect(Number(locked.headers.get("Retry-After"))).toBeGreaterThan(0);
+  });
+
+  it("asks the client's guard, not only this isolate's memory, before comparing", async () => {
+    const ip = "203.0.113.172";
+    const guard = testEnv.AUTH_GUARD.getByName(ip);
+    for (let i = 0; i <= AUTH_FAILURE_LIMIT; i++) await guard.recordFailure();
+    await expectError(await call("/admin/accounts/demo", auth(ip)), 429, "too_many_auth_failures");
+    // Another client with the same token is unaffected.
+    expect((await call("/admin/accounts/no-such-account", auth("203.0.113.173"))).status).toBe(404);
+  });
+
+  it("limits calls per client before any other work, the correct token included", async () => {
+    const keys: string[] = [];
+    const refusing = { limit: async ({ key }: { key: string }) => (keys.push(key), { success: false }) } as unknown as RateLimit;
+    const res = await callWith({ ADMIN_RATE_LIMITER: refusing }, "/admin/accounts/demo", auth("203.0.113.174"));
+    await expectError(res, 429, "rate_limited");
+    expect(res.headers.get("Retry-After")).toBe("60");
+    expect(keys).toEqual(["203.0.113.174"]);
+    // A refused call is not a failed authentication: nothing was compared, nothing counted.
+    const guard = testEnv.AUTH_GUARD.getByName("203.0.113.174");
+    expect(await runInDurableObject(guard, (_g, state) => state.storage.list())).toHaveProperty("size", 0);
+  });
+
+  it("accepts only a generated token (ods_admin_ + 256 random bits + checksum) as configuration", async () => {
+    expect(isWellFormedAdminToken(ADMIN_TOKEN)).toBe(true);
+    const wrongChecksum = `${ADMIN_TOKEN.slice(0, -1)}${ADMIN_TOKEN.endsWith("A") ? "B" : "A"}`;
+    for (const token of ["a".repeat(32), "test-admin-token-0123456789abcdefghijk", "0123456789abcdef".repeat(3), wrongChecksum]) {
+      await expectError(await callWith({ ADMIN_TOKEN: token }, "/health"), 500, "internal_error");
+    }
+    expect((await callWith({ ADMIN_TOKEN: generateAdminToken() }, "/health")).status).toBe(200);
+  });
+
+  it("answers only on ADMIN_HOSTNAME when it is set: 404 (and no Allow) anywhere else", async () => {
+    const env = { ADMIN_HOSTNAME: "admin.api.test" };
+    const headers = { Authorization: `Bearer ${ADMIN_TOKEN}`, "CF-Connecting-IP": "203.0.113.175" };
+    const wrongMethod = await callHost("api.test", env, "/admin/accounts", { method: "DELETE", headers });
+    await expectError(wrongMethod, 404, "not_found");
+    expect(wrongMethod.headers.get("Allow")).toBeNull();
+    const name = `host-${crypto.randomUUID().slice(0, 8)}`;
+    expect((await admin("POST", "/admin/accounts", { name })).status).toBe(201);
+    await expectError(await callHost("api.test", env, `/admin/accounts/${name}`, { headers }), 404, "not_found");
+    expect((await callHost("admin.api.test", env, `/admin/accounts/${name}`, { headers })).status).toBe(200);
+    expect((await callHost("ADMIN.api.test", env, `/admin/accounts/${name}`, { headers })).status).toBe(200);
+    // The public API is unaffected.
+    expect((await callHost("api.test", env, "/health", { headers })).status).toBe(200);
+    await expectError(await callWith({ ADMIN_HOSTNAME: "https://admin.api.test/" }, "/health"), 500, "internal_error");
+  });
+
+  it("logs every admin call, refusals included: who, what, when and the outcome, never the token", async () => {
+    const name = `log-${crypto.randomUUID().slice(0, 8)}`;
+    expect((await admin("POST", "/admin/accounts", { name })).status).toBe(201);
+    const lines: string[] = [];
+    const spy = vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => void lines.push(args.map(String).join(" ")));
+    try {
+      await callWith({}, `/admin/accounts/${name}`, auth("203.0.113.176"));
+      await callWith({}, "/admin/keys/42/revoke", { method: "POST", ...auth("203.0.113.177", generateAdminToken()) });
+    } finally {
+      spy.mockRestore();
+    }
+    const records = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((r) => r.event === "admin_call");
+    expect(records).toEqual([
+      expect.objectContaining({
+        level: "info",
+        client: "203.0.113.176",
+        method: "GET",
+        path: `/admin/accounts/${name}`,
+        status: 200,
+        account: name,
+      }),
+      expect.objectContaining({
+        level: "warn",
+        client: "203.0.113.177",
+        method: "POST",
+        path: "/admin/keys/42/revoke",
+        status: 401,
+        keyId: 42,
+      }),
+    ]);
+    for (const r of records) expect(Date.parse(r.at as string)).not.toBeNaN();
+    expect(lines.join("\n")).not.toMatch(/ods_admin_/);
+  });
+
+  it("builds the log record from the request alone (pure), dropping any query", () => {
+    const record = adminCallRecord({
+      at: new Date("2026-01-02T03:04:05Z"),
+      requestId: "req-1",
+      client: "192.0.2.1",
+      url: "https://admin.example.com/admin/accounts/acme%20co/keys?token=x",
+      method: "POST",
+      status: 201,
+    });
+    expect(record).toEqual({
+      level: "info",
+      event: "admin_call",
+      at: "2026-01-02T03:04:05.000Z",
+      requestId: "req-1",
+      client: "192.0.2.1",
+      host: "admin.example.com",
+      method: "POST",
+      path: "/admin/accounts/acme%20co/keys",
+      status: 201,
+      account: "acme co",
+    });
   });
 });

@@ -12,6 +12,9 @@ const toSignIn = (res: Response) => {
 const requests = async () => (await (await fetch(`${testEnv.STRIPE_API_URL}/__requests`)).json()) as { path: string; body: string }[];
 
 async function deliverSubscription(accountId: number, customer: string, status: string): Promise<void> {
+  // Stripe's current state of the subscription, which the webhook retrieves.
+  const state = { status, customer, metadata: { account_id: String(accountId) }, price: testEnv.STRIPE_PRICE_BASIC };
+  await fetch(`${testEnv.STRIPE_API_URL}/__subscriptions/sub_${accountId}`, { method: "POST", body: JSON.stringify(state) });
   const stripe = new Stripe("sk_test_signing_only", { httpClient: Stripe.createFetchHttpClient() });
   const payload = JSON.stringify({
     id: `evt_dash_${accountId}_${Date.now()}`,
@@ -57,8 +60,8 @@ describe("dashboard sessions", () => {
     toSignIn(await page(await signedInAccount({ lastSeenAgoMs: 61 * 60_000 }), "/dashboard/keys"));
     toSignIn(await page(await signedInAccount({ expiresInMs: -1_000 }), "/dashboard/keys"));
     toSignIn(await page(await signedInAccount({ revoked: true }), "/dashboard/keys"));
-    toSignIn(await page({ cookie: "ods_session=not-a-token" }, "/dashboard/billing"));
-    toSignIn(await page({ cookie: `ods_session=ods_sess_${"A".repeat(43)}` }, "/dashboard/keys"));
+    toSignIn(await page({ cookie: "__Host-ods_session=not-a-token" }, "/dashboard/billing"));
+    toSignIn(await page({ cookie: `__Host-ods_session=ods_sess_${"A".repeat(43)}` }, "/dashboard/keys"));
     // The sign-in page itself answers 200 without a session.
     const signIn = await page({ cookie: "" }, "/dashboard");
     expect(signIn.status).toBe(200);
@@ -78,7 +81,7 @@ describe("dashboard sessions", () => {
     const user = await signedInAccount();
     const out = await post(user, "/dashboard/logout");
     toSignIn(out);
-    expect(out.headers.get("Set-Cookie")).toMatch(/ods_session=;.*Max-Age=0/);
+    expect(out.headers.get("Set-Cookie")).toMatch(/^__Host-ods_session=;.*Max-Age=0/);
     toSignIn(await page(user, "/dashboard/keys"));
   });
 
@@ -194,6 +197,23 @@ describe("billing pages", () => {
     expect(res.headers.get("Location")).toMatch(/^https:\/\/billing\.stripe\.com\/p\/session\//);
     const sent = (await requests()).filter((r) => r.path === "/v1/billing_portal/sessions").at(-1);
     expect(new URLSearchParams(sent?.body ?? "").get("customer")).toBe(customer);
+  });
+
+  it("refuses a second Checkout while the account has a live subscription, with a page", async () => {
+    for (const status of ["active", "past_due", "incomplete"]) {
+      const user = await signedInAccount();
+      await deliverSubscription(user.id, `cus_live${user.id}`, status);
+      expect(await (await page(user, "/dashboard/billing")).text()).not.toContain("Subscribe to Basic");
+      const before = (await requests()).filter((r) => r.path === "/v1/checkout/sessions").length;
+      const res = await post(user, "/dashboard/billing/checkout");
+      expect(res.status, status).toBe(409);
+      expect(await res.text()).toContain("already has a subscription");
+      expect((await requests()).filter((r) => r.path === "/v1/checkout/sessions").length).toBe(before);
+    }
+    // An ended subscription does not stand in the way.
+    const user = await signedInAccount();
+    await deliverSubscription(user.id, `cus_ended${user.id}`, "canceled");
+    expect((await post(user, "/dashboard/billing/checkout")).status).toBe(303);
   });
 
   it("shows a page, not a 500, when the payment provider refuses the call", async () => {

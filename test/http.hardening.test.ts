@@ -54,7 +54,7 @@ describe("the benchmark floor", () => {
     expect((await callWith({}, "/__bench/floor")).status).toBe(404);
     const secret = "edge-proxy-secret-0123456789abcdefgh";
     const behindEdge = await callWith({ BENCH_FLOOR: "true", ORIGIN_AUTH_SECRETS: secret }, "/__bench/floor", {
-      headers: { "X-Origin-Auth": secret },
+      headers: { "X-Origin-Auth": secret, "X-Client-IP": "192.0.2.10" },
     });
     await expectError(behindEdge, 404, "not_found");
     expect(testEnv.BENCH_FLOOR).toBeUndefined();

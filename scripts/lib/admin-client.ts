@@ -17,19 +17,49 @@ export interface AdminError {
 
 export type AdminResult<T> = { ok: true; status: number; body: T } | { ok: false; status: number; body: AdminError };
 
+const LOOPBACK_HOST = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|localhost|\[::1\])$/i;
+
+/**
+ * The admin API's base URL, checked: https anywhere, plain http only to this machine (the token
+ * would otherwise cross the network in clear). Throws with the reason.
+ */
+export function checkedAdminUrl(baseUrl: string): string {
+  const url = URL.parse(baseUrl);
+  if (!url || (url.protocol !== "https:" && url.protocol !== "http:")) {
+    throw new Error(`ADMIN_URL must be an https:// URL (got '${baseUrl}')`);
+  }
+  if (url.protocol === "http:" && !LOOPBACK_HOST.test(url.hostname)) {
+    throw new Error(
+      `refusing plain http to ${url.hostname}: the admin token would travel in clear; use https:// (plain http only to localhost/127.0.0.1/[::1])`,
+    );
+  }
+  return baseUrl.replace(/\/+$/, "");
+}
+
 /** A client of the Worker's internal admin API. */
 export class AdminClient {
-  constructor(
-    readonly baseUrl: string,
-    private readonly token: string,
-  ) {}
+  readonly baseUrl: string;
 
-  /** From ADMIN_URL / ADMIN_TOKEN, else the local dev server's saved URL and token. */
+  constructor(
+    baseUrl: string,
+    private readonly token: string,
+    /** Headers for a gate in front of the admin hostname, e.g. a Cloudflare Access service token. */
+    private readonly gateHeaders: Record<string, string> = {},
+  ) {
+    this.baseUrl = checkedAdminUrl(baseUrl);
+  }
+
+  /** From ADMIN_URL / ADMIN_TOKEN (and ADMIN_ACCESS_CLIENT_ID/_SECRET), else the local dev server's saved URL and token. */
   static fromEnvironment(): AdminClient {
     const baseUrl = process.env.ADMIN_URL || saved(DEV_ADMIN_URL_FILE) || `http://127.0.0.1:${process.env.PORT ?? 8787}`;
     const token = process.env.ADMIN_TOKEN ?? saved(DEV_ADMIN_TOKEN_FILE);
     if (!token) throw new Error("no admin token: set ADMIN_TOKEN or start `npm run dev` (it writes .dev/admin-token)");
-    return new AdminClient(baseUrl, token);
+    // Behind Cloudflare Access (README, "Deploying"): the service token's id and secret.
+    const accessId = process.env.ADMIN_ACCESS_CLIENT_ID;
+    const accessSecret = process.env.ADMIN_ACCESS_CLIENT_SECRET;
+    const gate: Record<string, string> =
+      accessId && accessSecret ? { "CF-Access-Client-Id": accessId, "CF-Access-Client-Secret": accessSecret } : {};
+    return new AdminClient(baseUrl, token, gate);
   }
 
   async request<T>(method: string, path: string, body?: unknown): Promise<AdminResult<T>> {
@@ -37,7 +67,7 @@ export class AdminClient {
     try {
       res = await fetch(this.baseUrl + path, {
         method,
-        headers: { Authorization: `Bearer ${this.token}`, "Content-Type": "application/json" },
+        headers: { ...this.gateHeaders, Authorization: `Bearer ${this.token}`, "Content-Type": "application/json" },
         body: body === undefined ? undefined : JSON.stringify(body),
         signal: AbortSignal.timeout(15_000),
       });

@@ -32,6 +32,8 @@ export function startWorker(options: {
     NEON_HTTP_ENDPOINT: "http://{host}:{port}/sql",
     // Cursors need only outlive this process.
     CURSOR_SECRET: randomBytes(32).toString("hex"),
+    // Dashboard sessions too: a restart signs the browser out (the local provider takes any password).
+    SESSION_SECRET: randomBytes(32).toString("hex"),
     ...options.vars,
   };
   // Secrets reach wrangler through a private file, never the command line (readable in `ps`).

@@ -4,7 +4,7 @@ import { ApiError } from "../http/errors";
 import { rateHeaders } from "../http/limit-headers";
 import type { AdmitResult } from "../limits/admission";
 import { authenticationFailed, REVOKED_OR_UNKNOWN } from "./authenticate";
-import type { KeyIdentity } from "./resolve-key";
+import { rememberRevoked, type KeyIdentity, type ResolvedKey } from "./resolve-key";
 
 const ENTITLEMENT_MESSAGES = {
   subscription_required: "This account has no subscription; start a trial or subscribe to Basic in the dashboard.",
@@ -19,11 +19,15 @@ export type Admitted = Extract<AdmitResult, { kind: "admitted" }>;
  * One call to the account's Durable Object (revocation, entitlement, rate limit, in-flight cap,
  * daily count), mapped to the spec's errors; the admitted result carries the lease to release.
  */
-export async function admit(c: Context<AppEnv>, identity: KeyIdentity, requireEntitlement: boolean): Promise<Admitted> {
+export async function admit(c: Context<AppEnv>, identity: ResolvedKey, requireEntitlement: boolean): Promise<Admitted> {
   const limiter = c.env.ACCOUNT_LIMITER.getByName(String(identity.accountId));
   const result = await limiter.admit({ accountId: identity.accountId, keyId: identity.keyId, requireEntitlement });
   switch (result.kind) {
     case "revoked":
+      // Final: the next attempt with this key is refused at the edge, lockout first, with no call to the object.
+      rememberRevoked(identity, c.env.KEY_CACHE, (p) => c.executionCtx.waitUntil(p));
+      return authenticationFailed(c, "invalid_api_key", REVOKED_OR_UNKNOWN);
+    case "unknown_key":
       return authenticationFailed(c, "invalid_api_key", REVOKED_OR_UNKNOWN);
     case "not_entitled": {
       const reason = result.entitlement.reason || "subscription_required";

@@ -5,7 +5,7 @@ import { clientIp } from "../http/client-ip";
 import { ApiError } from "../http/errors";
 import { readCredentials } from "./credentials";
 import { rememberedLockout, rememberLockout } from "../durable-objects/lockout-memory";
-import { resolveKey, type KeyIdentity } from "./resolve-key";
+import { resolveKey, type ResolvedKey } from "./resolve-key";
 
 const REALM = 'realm="options-data-service"';
 
@@ -19,7 +19,7 @@ function unauthorized(code: FailureCode, message: string, realm: string): ApiErr
   return new ApiError(code, message, { headers: { "WWW-Authenticate": challenge } });
 }
 
-function lockedOut(retryAfterSeconds: number): ApiError {
+export function lockedOut(retryAfterSeconds: number): ApiError {
   return new ApiError("too_many_auth_failures", "Too many failed authentication attempts from this address; try again later.", {
     headers: { "Retry-After": String(retryAfterSeconds) },
   });
@@ -51,9 +51,10 @@ async function allowKeyLookup(c: Context<AppEnv>): Promise<void> {
 
 /**
  * Who is calling: the `Authorization` header (shape and checksum before any I/O) and the key →
- * account lookup. Every failure is counted against the address.
+ * account lookup. Every failure is counted against the address; a key known to be revoked is one,
+ * so the client's lockout is checked before any call to the account's object.
  */
-export async function authenticate(c: Context<AppEnv>): Promise<KeyIdentity & { key: string }> {
+export async function authenticate(c: Context<AppEnv>): Promise<ResolvedKey & { key: string }> {
   const credentials = readCredentials(c.req.header("Authorization"));
   if (credentials.kind === "missing") {
     return authenticationFailed(c, "missing_api_key", "An API key is required: send 'Authorization: Bearer <API key>'.");
@@ -70,5 +71,5 @@ export async function authenticate(c: Context<AppEnv>): Promise<KeyIdentity & { 
     defer: (p) => c.executionCtx.waitUntil(p),
   });
   if (!identity || identity.revoked) return authenticationFailed(c, "invalid_api_key", REVOKED_OR_UNKNOWN);
-  return { accountId: identity.accountId, keyId: identity.keyId, key: credentials.key };
+  return { ...identity, key: credentials.key };
 }

@@ -1,5 +1,5 @@
 import type Stripe from "stripe";
-import { SUBSCRIPTION_STATUSES, type ProviderSubscriptionChange, type SubscriptionStatus } from "../control/control-plane";
+import { SUBSCRIPTION_STATUSES, type ProviderSubscriptionState, type SubscriptionStatus } from "../control/control-plane";
 
 const idOf = (ref: string | { id: string } | null | undefined): string | null =>
   ref == null ? null : typeof ref === "string" ? ref : ref.id;
@@ -7,38 +7,52 @@ const idOf = (ref: string | { id: string } | null | undefined): string | null =>
 const statusOf = (status: string): SubscriptionStatus =>
   (SUBSCRIPTION_STATUSES as readonly string[]).includes(status) ? (status as SubscriptionStatus) : "incomplete";
 
-/** Maps a verified event to a subscription change; null for the event types we do not act on. */
-export function subscriptionChange(event: Stripe.Event): ProviderSubscriptionChange | null {
-  const eventAt = new Date(event.created * 1000).toISOString();
-  switch (event.type) {
-    case "customer.subscription.created":
-    case "customer.subscription.updated":
-    case "customer.subscription.deleted": {
-      const sub = event.data.object;
-      const accountId = Number(sub.metadata?.account_id);
-      const periodEnd = sub.items?.data?.[0]?.current_period_end;
-      return {
-        accountId: Number.isSafeInteger(accountId) && accountId > 0 ? accountId : null,
-        customerId: idOf(sub.customer) ?? "",
-        subscriptionId: sub.id,
-        // A deleted subscription is over, whatever status the object still shows.
-        status: event.type === "customer.subscription.deleted" ? "canceled" : statusOf(sub.status),
-        currentPeriodEnd: typeof periodEnd === "number" ? new Date(periodEnd * 1000).toISOString() : null,
-        eventAt,
-      };
-    }
-    case "invoice.payment_failed": {
-      const invoice = event.data.object;
-      return {
-        accountId: null,
-        customerId: idOf(invoice.customer) ?? "",
-        subscriptionId: idOf(invoice.parent?.subscription_details?.subscription),
-        status: "past_due",
-        currentPeriodEnd: null,
-        eventAt,
-      };
-    }
-    default:
-      return null;
+/** The events that trigger a read of a subscription: they say that it changed, not what it is now. */
+const SUBSCRIPTION_EVENTS = new Set([
+  "customer.subscription.created",
+  "customer.subscription.updated",
+  "customer.subscription.deleted",
+  "customer.subscription.paused",
+  "customer.subscription.resumed",
+]);
+const INVOICE_EVENTS = new Set(["invoice.payment_failed", "invoice.paid"]);
+
+/**
+ * The subscription an event is about: its id for the events we act on, null for an invoice of no
+ * subscription (a one-off invoice), undefined for the event types we do not act on.
+ */
+export function subscriptionIdOf(event: Stripe.Event): string | null | undefined {
+  if (SUBSCRIPTION_EVENTS.has(event.type)) return (event.data.object as Stripe.Subscription).id;
+  if (INVOICE_EVENTS.has(event.type)) {
+    const invoice = event.data.object as Stripe.Invoice & { subscription?: string | { id: string } | null };
+    // `subscription` before API version 2025-03-31, `parent.subscription_details` since.
+    return idOf(invoice.parent?.subscription_details?.subscription) ?? idOf(invoice.subscription);
   }
+  return undefined;
+}
+
+/**
+ * A subscription as retrieved from Stripe, mapped to what the control plane stores: the item at
+ * the Basic price if there is one (else the first), its period end (on the item since API 2025,
+ * on the subscription before), and the account from `metadata.account_id` (set by our Checkout).
+ */
+export function subscriptionState(
+  sub: Stripe.Subscription,
+  o: { priceBasic: string; eventCreated: number; syncedAt: number },
+): ProviderSubscriptionState {
+  const items = sub.items?.data ?? [];
+  const item = items.find((i) => i.price?.id === o.priceBasic) ?? items[0];
+  const legacy = sub as Stripe.Subscription & { current_period_end?: number };
+  const periodEnd = item?.current_period_end ?? legacy.current_period_end;
+  const accountId = Number(sub.metadata?.account_id);
+  return {
+    subscriptionId: sub.id,
+    customerId: idOf(sub.customer) ?? "",
+    accountId: Number.isSafeInteger(accountId) && accountId > 0 ? accountId : null,
+    status: statusOf(sub.status),
+    priceId: item?.price?.id ?? null,
+    currentPeriodEnd: typeof periodEnd === "number" ? new Date(periodEnd * 1000).toISOString() : null,
+    syncedAt: new Date(o.syncedAt).toISOString(),
+    eventAt: new Date(o.eventCreated * 1000).toISOString(),
+  };
 }

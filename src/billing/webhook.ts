@@ -3,16 +3,21 @@ import type { AppEnv } from "../app-env";
 import { controlPlaneFor } from "../control/for-request";
 import { API_PLAN } from "../domain/entitlement";
 import { ApiError, noEndpoint } from "../http/errors";
-import { billingSettings, Stripe, verifiedEvent } from "./stripe-client";
-import { subscriptionChange } from "./subscription-events";
+import { billingSettings, Stripe, stripeClient, verifiedEvent } from "./stripe-client";
+import { subscriptionIdOf, subscriptionState } from "./subscription-events";
 
 /** Stripe events are small; anything larger is not one of them. */
 const MAX_PAYLOAD_BYTES = 512 * 1024;
 
+const warn = (fields: Record<string, unknown>) => console.warn(JSON.stringify({ level: "warn", ...fields }));
+
 /**
  * `POST /webhooks/stripe`: verifies the signature (the SDK, WebCrypto, its default tolerance),
- * then records and applies the event once, in creation-time order, and pushes the new state to
- * the account's Durable Object. Not part of the public API description; 404 without billing.
+ * then treats the event as a trigger: retrieves the subscription it is about and stores its current
+ * state as Stripe reports it, keyed by subscription id, then pushes the account's new state to its
+ * Durable Object. An event that could not be applied (Stripe unreachable, account unknown) is not
+ * recorded and answered non-2xx, so Stripe delivers it again. Not part of the public API
+ * description; 404 without billing.
  */
 export function mountBillingWebhook(app: Hono<AppEnv>): void {
   app.post("/webhooks/stripe", async (c) => {
@@ -34,12 +39,42 @@ export function mountBillingWebhook(app: Hono<AppEnv>): void {
       }
       throw err;
     }
-    const change = subscriptionChange(event);
-    // Event types we do not act on are acknowledged, so the provider does not retry them for days.
-    if (!change) return c.json({ received: true, outcome: "ignored" });
-    const outcome = await controlPlaneFor(c).applyProviderEvent({ id: event.id, type: event.type }, change, API_PLAN);
+    const subscriptionId = subscriptionIdOf(event);
+    // Event types we do not act on, and invoices of no subscription, are acknowledged so Stripe does not retry them.
+    if (!subscriptionId) return c.json({ received: true, outcome: "ignored" });
+    const control = controlPlaneFor(c);
+    if (await control.billingEventApplied(event.id)) return c.json({ received: true, outcome: "duplicate" });
+
+    const syncedAt = Date.now();
+    let subscription: Stripe.Subscription;
+    try {
+      subscription = await stripeClient(settings).subscriptions.retrieve(subscriptionId);
+    } catch (err) {
+      if (!(err instanceof Stripe.errors.StripeError)) throw err;
+      if (err.statusCode === 404) {
+        // Not a subscription of this Stripe account: no retry can change that.
+        warn({ event: "billing_subscription_missing", eventId: event.id, type: event.type, subscriptionId });
+        return c.json({ received: true, outcome: "ignored" });
+      }
+      warn({ event: "billing_subscription_unavailable", eventId: event.id, type: event.type, reason: err.type });
+      throw new ApiError("service_unavailable", "Stripe could not be reached; the event was not applied. Retry later.", {
+        headers: { "Retry-After": "60" },
+      });
+    }
+
+    const state = subscriptionState(subscription, { priceBasic: settings.priceBasic, eventCreated: event.created, syncedAt });
+    const { outcome } = await control.applyProviderSubscription({ id: event.id, type: event.type }, state, {
+      plan: API_PLAN,
+      priceId: settings.priceBasic,
+    });
     if (outcome === "unknown_account") {
-      console.warn(JSON.stringify({ level: "warn", event: "billing_event_unknown_account", eventId: event.id, type: event.type }));
+      warn({ event: "billing_event_unknown_account", eventId: event.id, type: event.type, subscriptionId });
+      throw new ApiError("conflict", "No account is linked to this subscription; the event was not applied. Retry later.");
+    }
+    if (state.priceId !== settings.priceBasic) {
+      // Stored (a change away from Basic ends what it granted), but a subscription at another price grants nothing.
+      warn({ event: "billing_subscription_not_basic", eventId: event.id, subscriptionId, priceId: state.priceId });
+      if (outcome === "applied") return c.json({ received: true, outcome: "ignored" });
     }
     return c.json({ received: true, outcome });
   });

@@ -1,8 +1,8 @@
-import { and, asc, eq, isNull, sql, type SQL } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, sql, type SQL } from "drizzle-orm";
 import { displayPrefix, generateApiKey, hashApiKey } from "../access/api-key";
 import type { Database } from "../db/client";
 import { isoTimestamp } from "../db/timestamps";
-import { accounts, apiKeys, identities, subscriptions } from "../db/schema";
+import { accounts, apiKeys, billingEvents, identities, providerSubscriptions, subscriptions } from "../db/schema";
 import { sha256Hex } from "../crypto/sha256";
 import { loadEntitlementSnapshot } from "./snapshot";
 import type { EntitlementSnapshot } from "../domain/entitlement";
@@ -40,20 +40,30 @@ export interface AccountView {
   subscription: { plan: string; status: string; trialEnd: string | null } | null;
 }
 
-/** A subscription change reported by the payment provider (`src/billing/` maps its events to this). */
-export interface ProviderSubscriptionChange {
-  /** From the subscription's `metadata.account_id` (set by our Checkout); else found by customer id. */
-  accountId: number | null;
+/** A subscription as the payment provider reports it when retrieved (`src/billing/` maps it to this). */
+export interface ProviderSubscriptionState {
+  subscriptionId: string;
   customerId: string;
-  subscriptionId: string | null;
+  /** From the subscription's `metadata.account_id` (set by our Checkout); else found by subscription or customer id. */
+  accountId: number | null;
   status: SubscriptionStatus;
-  /** Null when the event does not carry it (a failed invoice): the stored value is kept. */
+  /** The first item's price id. */
+  priceId: string | null;
   currentPeriodEnd: string | null;
-  /** The event's creation time: events are applied in this order, whatever order they arrive in. */
+  /** When this state was read from the provider: an older read never overwrites a newer one. */
+  syncedAt: string;
+  /** Creation time of the event that triggered the read: a `past_due` spell first seen now began no later. */
   eventAt: string;
 }
 
+/**
+ * `applied`: stored (and the account's subscription re-derived); `stale`: a newer read was already
+ * stored; `duplicate`: the event was applied before; `unknown_account`: nothing recorded, to be retried.
+ */
 export type BillingOutcome = "applied" | "duplicate" | "stale" | "unknown_account";
+
+/** Provider statuses in which a subscription still exists and bills: a second Checkout would make a second one. */
+export const LIVE_PROVIDER_STATUSES: readonly SubscriptionStatus[] = ["active", "trialing", "past_due", "incomplete", "unpaid", "paused"];
 
 export interface KeyView {
   id: number;
@@ -169,10 +179,22 @@ export class ControlPlane {
       status: input.status,
       trialStart: trial.start,
       trialEnd: trial.end,
+      pastDueSince: input.status === "past_due" ? new Date(now).toISOString() : null,
       updatedAt: new Date(now).toISOString(),
     };
     await this.db.batch([
-      this.db.insert(subscriptions).values(values).onConflictDoUpdate({ target: subscriptions.accountId, set: values }),
+      this.db
+        .insert(subscriptions)
+        .values(values)
+        .onConflictDoUpdate({
+          target: subscriptions.accountId,
+          set: {
+            ...values,
+            // The grace period runs from the first transition into past_due: staying past_due keeps it.
+            pastDueSince: sql`case when excluded.status = 'past_due' and ${subscriptions.status} = 'past_due'
+              then coalesce(${subscriptions.pastDueSince}, excluded.past_due_since) else excluded.past_due_since end`,
+          },
+        }),
       this.db
         .update(accounts)
         .set({
@@ -229,49 +251,113 @@ export class ControlPlane {
     return this.setSubscription({ account: accountName, status: "trialing" });
   }
 
+  /** Whether a provider event was already applied (its id recorded). */
+  async billingEventApplied(eventId: string): Promise<boolean> {
+    const [row] = await this.db.select({ id: billingEvents.eventId }).from(billingEvents).where(eq(billingEvents.eventId, eventId));
+    return row !== undefined;
+  }
+
+  /** Whether the account has a provider subscription that still exists and bills (any price). */
+  async hasLiveProviderSubscription(accountId: number): Promise<boolean> {
+    const [row] = await this.db
+      .select({ id: providerSubscriptions.subscriptionId })
+      .from(providerSubscriptions)
+      .where(and(eq(providerSubscriptions.accountId, accountId), inArray(providerSubscriptions.status, [...LIVE_PROVIDER_STATUSES])))
+      .limit(1);
+    return row !== undefined;
+  }
+
   /**
-   * Records a provider event and applies its change in one statement (one transaction): a
-   * redelivered event id changes nothing, and an event created before the one the subscription
-   * reflects is recorded but not applied. The plan becomes `plan` and any trial ends.
+   * Stores a subscription's state as retrieved from the provider, keyed by subscription id, records
+   * the event that triggered the read, and re-derives the account's subscription row from its
+   * subscriptions at the Basic price (the best status wins: active/trialing, past_due, incomplete,
+   * unpaid/paused, then ended), all in one statement (one transaction). `past_due_since` is set on
+   * the first transition into `past_due` and cleared when it leaves. An event whose account is
+   * unknown records nothing, so the provider's retry can apply it later.
    */
-  async applyProviderEvent(event: { id: string; type: string }, change: ProviderSubscriptionChange, plan: string): Promise<BillingOutcome> {
+  async applyProviderSubscription(
+    event: { id: string; type: string },
+    state: ProviderSubscriptionState,
+    basic: { plan: string; priceId: string },
+  ): Promise<{ outcome: BillingOutcome; accountId: number | null }> {
+    const isBasic = (column: SQL) => sql`coalesce(${column} = ${basic.priceId}, true)`;
     const result = await this.db.execute(sql`
-      with fresh as (
-        insert into billing_events (event_id, type, created_at) values (${event.id}, ${event.type}, ${change.eventAt}::timestamptz)
+      with target as (
+        select a.id from accounts a
+        where a.id = coalesce(${state.accountId}::int,
+          (select p.account_id from provider_subscriptions p where p.subscription_id = ${state.subscriptionId}),
+          (select p.account_id from provider_subscriptions p where p.customer_id = ${state.customerId} limit 1),
+          (select s.account_id from subscriptions s where s.provider_customer_id = ${state.customerId} limit 1))),
+      fresh as (
+        insert into billing_events (event_id, type, created_at)
+        select ${event.id}, ${event.type}, ${state.eventAt}::timestamptz from target
         on conflict (event_id) do nothing
         returning event_id),
-      target as (
-        select a.id from accounts a
-        where a.id = coalesce(${change.accountId}::int,
-          (select s.account_id from subscriptions s where s.provider_customer_id = ${change.customerId} limit 1))),
-      applied as (
-        insert into subscriptions (account_id, plan_id, status, current_period_end, provider_customer_id,
-          provider_subscription_id, provider_event_at, updated_at, trial_start, trial_end)
-        select target.id, ${plan}, ${change.status}, ${change.currentPeriodEnd}::timestamptz, ${change.customerId},
-          ${change.subscriptionId}, ${change.eventAt}::timestamptz, now(), null, null
+      stored as (
+        insert into provider_subscriptions (subscription_id, account_id, customer_id, status, price_id, current_period_end,
+          past_due_since, synced_at)
+        select ${state.subscriptionId}, target.id, ${state.customerId}, ${state.status}, ${state.priceId},
+          ${state.currentPeriodEnd}::timestamptz,
+          case when ${state.status} = 'past_due' then least(${state.eventAt}::timestamptz, ${state.syncedAt}::timestamptz) end,
+          ${state.syncedAt}::timestamptz
         from target, fresh
+        on conflict (subscription_id) do update set
+          customer_id = excluded.customer_id,
+          status = excluded.status,
+          price_id = excluded.price_id,
+          current_period_end = excluded.current_period_end,
+          past_due_since = case when excluded.status = 'past_due'
+            then coalesce(provider_subscriptions.past_due_since, excluded.past_due_since) end,
+          synced_at = excluded.synced_at
+        where provider_subscriptions.synced_at <= excluded.synced_at
+        returning subscription_id, account_id, customer_id, status, price_id, current_period_end, past_due_since, synced_at),
+      candidates as (
+        select * from stored
+        union all
+        select p.subscription_id, p.account_id, p.customer_id, p.status, p.price_id, p.current_period_end, p.past_due_since, p.synced_at
+        from provider_subscriptions p
+        where p.account_id = (select account_id from stored) and p.subscription_id <> ${state.subscriptionId}),
+      best as (
+        select c.* from candidates c
+        -- Only Basic subscriptions grant anything; another price replaces the row only of the subscription it tracks.
+        where ${isBasic(sql`c.price_id`)} or c.subscription_id =
+          (select s.provider_subscription_id from subscriptions s where s.account_id = c.account_id)
+        order by ${isBasic(sql`c.price_id`)} desc,
+          case c.status when 'active' then 0 when 'trialing' then 0 when 'past_due' then 1 when 'incomplete' then 2
+            when 'unpaid' then 3 when 'paused' then 3 else 4 end,
+          c.current_period_end desc nulls last, c.synced_at desc
+        limit 1),
+      applied as (
+        insert into subscriptions (account_id, plan_id, status, current_period_end, past_due_since, provider_customer_id,
+          provider_subscription_id, provider_event_at, updated_at, trial_start, trial_end)
+        select account_id, ${basic.plan},
+          case when ${isBasic(sql`price_id`)} then status else 'canceled' end,
+          current_period_end, case when ${isBasic(sql`price_id`)} then past_due_since end,
+          customer_id, subscription_id, synced_at, now(), null, null
+        from best
         on conflict (account_id) do update set
           plan_id = excluded.plan_id,
           status = excluded.status,
-          current_period_end = coalesce(excluded.current_period_end, subscriptions.current_period_end),
+          current_period_end = excluded.current_period_end,
+          past_due_since = excluded.past_due_since,
           provider_customer_id = excluded.provider_customer_id,
-          provider_subscription_id = coalesce(excluded.provider_subscription_id, subscriptions.provider_subscription_id),
+          provider_subscription_id = excluded.provider_subscription_id,
           provider_event_at = excluded.provider_event_at,
           updated_at = now(),
           trial_start = null,
           trial_end = null
-        where subscriptions.provider_event_at is null or subscriptions.provider_event_at <= excluded.provider_event_at
         returning account_id),
       bumped as (
         update accounts set snapshot_version = snapshot_version + 1 where id in (select account_id from applied) returning id)
-      select (select count(*) from fresh)::int as fresh, (select id from target) as account_id,
-        (select count(*) from applied)::int as applied, (select count(*) from bumped)::int as bumped`);
-    const row = result.rows[0] as { fresh: number; account_id: number | null; applied: number };
-    if (Number(row.fresh) === 0) return "duplicate";
-    if (row.account_id === null) return "unknown_account";
-    if (Number(row.applied) === 0) return "stale";
-    await this.#push(Number(row.account_id));
-    return "applied";
+      select (select id from target) as account_id, (select count(*) from fresh)::int as fresh,
+        (select count(*) from stored)::int as stored, (select count(*) from bumped)::int as bumped`);
+    const row = result.rows[0] as { account_id: number | null; fresh: number; stored: number };
+    if (row.account_id === null) return { outcome: "unknown_account", accountId: null };
+    const accountId = Number(row.account_id);
+    if (Number(row.fresh) === 0) return { outcome: "duplicate", accountId };
+    if (Number(row.stored) === 0) return { outcome: "stale", accountId };
+    await this.#push(accountId);
+    return { outcome: "applied", accountId };
   }
 
   /** The payment provider's customer id of an account, once its first subscription event arrived. */

@@ -21,6 +21,7 @@ import { LOGIN_ATTEMPT_MS, saveLoginAttempt, takeLoginAttempt } from "./login-at
 import { beginSignIn, completeSignIn, SignInError, type OidcSettings } from "./oidc";
 import { billingPage, keysPage, messagePage, overviewPage, revokePage, signInPage } from "./pages";
 import { findSession, openSession, revokeSession, SESSION_ABSOLUTE_MS, touchSession } from "./sessions";
+import { accountActionLimit, dashboardClientLimit } from "./throttle";
 
 const SESSION_COOKIE = "ods_session";
 const LOGIN_COOKIE = "ods_login";
@@ -35,11 +36,25 @@ function oidcSettings(c: Context<AppEnv>): OidcSettings | undefined {
     : undefined;
 }
 
-/** Cookies are Secure everywhere but plain-http loopback (`npm run dev`), HttpOnly, SameSite=Lax, dashboard-only. */
+/** Served on this machine (`npm run dev` over plain http): the one place a cookie cannot be Secure. */
+const onLoopback = (c: Context<AppEnv>) => LOOPBACK.test(new URL(c.req.url).hostname);
+
+/**
+ * Cookies are HttpOnly and SameSite=Lax. Everywhere but loopback they are `__Host-` cookies (Secure,
+ * `Path=/`, no Domain): only this origin over https can have set one, so no sibling subdomain can
+ * plant a session or a sign-in attempt. On loopback they keep the bare name and `Path=/dashboard`.
+ */
+const cookieName = (c: Context<AppEnv>, name: string) => (onLoopback(c) ? name : `__Host-${name}`);
+
 function cookieOptions(c: Context<AppEnv>, maxAgeSeconds: number) {
-  const secure = !LOOPBACK.test(new URL(c.req.url).hostname);
-  return { path: "/dashboard", httpOnly: true, secure, sameSite: "Lax" as const, maxAge: maxAgeSeconds };
+  const loopback = onLoopback(c);
+  return { path: loopback ? "/dashboard" : "/", httpOnly: true, secure: !loopback, sameSite: "Lax" as const, maxAge: maxAgeSeconds };
 }
+
+const readCookie = (c: Context<AppEnv>, name: string) => getCookie(c, cookieName(c, name));
+const writeCookie = (c: Context<AppEnv>, name: string, value: string, maxAgeSeconds: number) =>
+  setCookie(c, cookieName(c, name), value, cookieOptions(c, maxAgeSeconds));
+const clearCookie = (c: Context<AppEnv>, name: string) => deleteCookie(c, cookieName(c, name), cookieOptions(c, 0));
 
 const redirectUri = (c: Context<AppEnv>) => `${new URL(c.req.url).origin}/dashboard/callback`;
 
@@ -93,9 +108,9 @@ const sameOriginForms: MiddlewareHandler<AppEnv> = async (c, next) => {
 /** Pages behind sign-in: a missing, expired or revoked session (or an API key) goes to the sign-in page. */
 const requireSession: MiddlewareHandler<AppEnv> = async (c, next) => {
   const db = controlDatabase(c);
-  const session = await findSession(db, getCookie(c, SESSION_COOKIE));
+  const session = await findSession(db, c.get("config").SESSION_SECRET, readCookie(c, SESSION_COOKIE));
   if (!session) {
-    if (getCookie(c, SESSION_COOKIE) !== undefined) deleteCookie(c, SESSION_COOKIE, { path: "/dashboard" });
+    if (readCookie(c, SESSION_COOKIE) !== undefined) clearCookie(c, SESSION_COOKIE);
     return c.redirect("/dashboard", 303);
   }
   c.set("session", session);
@@ -188,9 +203,13 @@ async function billing(c: DashboardContext) {
   if (!settings) return page(c, billingPage({ configured: false, subscription: null, canSubscribe: false, canManage: false }));
   const session = c.get("session");
   const control = controlPlaneFor(c);
-  const [view, customer] = await Promise.all([control.accountView(session.accountName), control.providerCustomer(session.accountId)]);
+  const [view, customer, live] = await Promise.all([
+    control.accountView(session.accountName),
+    control.providerCustomer(session.accountId),
+    control.hasLiveProviderSubscription(session.accountId),
+  ]);
   const subscription = view.ok ? view.value.subscription : null;
-  const paying = subscription?.plan === API_PLAN && (subscription.status === "active" || subscription.status === "past_due");
+  const paying = live || (subscription?.plan === API_PLAN && (subscription.status === "active" || subscription.status === "past_due"));
   return page(
     c,
     billingPage({
@@ -234,6 +253,8 @@ async function withStripe(
 
 /** The dashboard, on the API's Worker: server-rendered pages, usable without JavaScript. */
 export function mountDashboard(app: Hono<AppEnv>): void {
+  // The per-client limit first: "/dashboard/*" covers "/dashboard" too, and the assets (DASHBOARD_RATE_LIMITER is sized for them).
+  app.use("/dashboard/*", dashboardClientLimit);
   app.use("/dashboard", dashboardHeaders, noStore);
   app.use("/dashboard/*", dashboardHeaders, noStore, sameOriginForms);
 
@@ -245,7 +266,7 @@ export function mountDashboard(app: Hono<AppEnv>): void {
   );
 
   app.get("/dashboard", async (c) => {
-    const session = await findSession(controlDatabase(c), getCookie(c, SESSION_COOKIE));
+    const session = await findSession(controlDatabase(c), c.get("config").SESSION_SECRET, readCookie(c, SESSION_COOKIE));
     if (!session) return page(c, signInPage({ configured: oidcSettings(c) !== undefined }));
     c.set("session", session);
     return overview(c);
@@ -259,7 +280,7 @@ export function mountDashboard(app: Hono<AppEnv>): void {
     if (!settings) return page(c, signInPage({ configured: false }), 503);
     const { url, pending } = await beginSignIn(settings, redirectUri(c));
     const attempt = await saveLoginAttempt(controlDatabase(c), pending);
-    setCookie(c, LOGIN_COOKIE, attempt, cookieOptions(c, LOGIN_ATTEMPT_MS / 1000));
+    writeCookie(c, LOGIN_COOKIE, attempt, LOGIN_ATTEMPT_MS / 1000);
     return c.redirect(url.toString(), 302);
   });
 
@@ -267,8 +288,8 @@ export function mountDashboard(app: Hono<AppEnv>): void {
     const settings = oidcSettings(c);
     if (!settings) return page(c, signInPage({ configured: false }), 503);
     const db = controlDatabase(c);
-    const pending = await takeLoginAttempt(db, getCookie(c, LOGIN_COOKIE));
-    deleteCookie(c, LOGIN_COOKIE, { path: "/dashboard" });
+    const pending = await takeLoginAttempt(db, readCookie(c, LOGIN_COOKIE));
+    clearCookie(c, LOGIN_COOKIE);
     const retry = { href: "/dashboard/login", label: "Sign in again" };
     if (!pending) {
       return page(
@@ -290,8 +311,12 @@ export function mountDashboard(app: Hono<AppEnv>): void {
       );
     }
     const account = await controlPlaneFor(c).signIn(identity);
-    const { token } = await openSession(db, account.id);
-    setCookie(c, SESSION_COOKIE, token, cookieOptions(c, SESSION_ABSOLUTE_MS / 1000));
+    // A new sign-in ends the session this browser held before (whoever it belonged to), so no cookie outlives its replacement.
+    const secrets = c.get("config").SESSION_SECRET;
+    const previous = await findSession(db, secrets, readCookie(c, SESSION_COOKIE));
+    if (previous) await revokeSession(db, previous.id);
+    const { token } = await openSession(db, secrets, account.id);
+    writeCookie(c, SESSION_COOKIE, token, SESSION_ABSOLUTE_MS / 1000);
     return c.redirect("/dashboard", 303);
   });
 
@@ -300,6 +325,17 @@ export function mountDashboard(app: Hono<AppEnv>): void {
   app.use("/dashboard/trial", requireSession);
   app.use("/dashboard/billing", requireSession);
   app.use("/dashboard/billing/*", requireSession);
+
+  // Actions that write keys or call the payment provider: a per-account budget besides the per-client one.
+  for (const path of [
+    "/dashboard/keys",
+    "/dashboard/keys/:id/revoke",
+    "/dashboard/trial",
+    "/dashboard/billing/checkout",
+    "/dashboard/billing/portal",
+  ]) {
+    app.post(path, accountActionLimit);
+  }
 
   app.get("/dashboard/keys", (c) => keys(c));
   app.post("/dashboard/keys", async (c) => {
@@ -331,6 +367,19 @@ export function mountDashboard(app: Hono<AppEnv>): void {
     withStripe(c, async (stripe, settings) => {
       const session = c.get("session");
       const origin = new URL(c.req.url).origin;
+      // A second Checkout would make a second subscription: the existing one is managed in the portal.
+      if (await controlPlaneFor(c).hasLiveProviderSubscription(session.accountId)) {
+        return page(
+          c,
+          messagePage(
+            "Already subscribed",
+            "This account already has a subscription; change or renew it under Manage billing.",
+            BACK_TO_BILLING,
+            true,
+          ),
+          409,
+        );
+      }
       const customer = await controlPlaneFor(c).providerCustomer(session.accountId);
       const checkout = await stripe.checkout.sessions.create({
         mode: "subscription",
@@ -367,9 +416,9 @@ export function mountDashboard(app: Hono<AppEnv>): void {
 
   app.post("/dashboard/logout", async (c) => {
     const db = controlDatabase(c);
-    const session = await findSession(db, getCookie(c, SESSION_COOKIE));
+    const session = await findSession(db, c.get("config").SESSION_SECRET, readCookie(c, SESSION_COOKIE));
     if (session) await revokeSession(db, session.id);
-    deleteCookie(c, SESSION_COOKIE, { path: "/dashboard" });
+    clearCookie(c, SESSION_COOKIE);
     return c.redirect("/dashboard", 303);
   });
 

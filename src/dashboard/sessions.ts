@@ -12,7 +12,54 @@ export const SESSION_ABSOLUTE_MS = 12 * 60 * 60 * 1000;
 /** `last_seen_at` is written at most this often, so a burst of pages costs one write. */
 const TOUCH_EVERY_MS = 60 * 1000;
 
-const TOKEN_PATTERN = /^ods_sess_[0-9A-Za-z]{43}$/;
+const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+const RANDOM_LENGTH = 43;
+const MAC_LENGTH = 32;
+/** `ods_sess_` + 43 random base62 + a 32-character base62 HMAC of the random part (SESSION_SECRET). */
+const TOKEN_PATTERN = new RegExp(`^${SESSION_TOKEN_PREFIX}([0-9A-Za-z]{${RANDOM_LENGTH}})([0-9A-Za-z]{${MAC_LENGTH}})$`);
+/** Domain separation: this key signs nothing else, and a token's MAC is bound to its purpose and version. */
+const MAC_CONTEXT = "ods-dashboard-session-v1:";
+
+const encoder = new TextEncoder();
+/** Imported once per secret per isolate. */
+const macKeys = new Map<string, CryptoKey>();
+
+/** HMAC-SHA256 of the random part as 32 base62 characters (byte mod 62: every character still carries over 5.9 bits). */
+async function macOf(secret: string, random: string): Promise<string> {
+  let key = macKeys.get(secret);
+  if (!key) {
+    key = await crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+    macKeys.set(secret, key);
+  }
+  const signature = new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(MAC_CONTEXT + random)));
+  return Array.from(signature.slice(0, MAC_LENGTH), (b) => BASE62[b % 62]).join("");
+}
+
+function sameText(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return diff === 0;
+}
+
+/** A new session token, signed with the first of the secrets. */
+export async function newSessionToken(secrets: readonly string[]): Promise<string> {
+  const random = randomBase62(RANDOM_LENGTH);
+  return `${SESSION_TOKEN_PREFIX}${random}${await macOf(secrets[0] as string, random)}`;
+}
+
+/**
+ * True when the token is one we issued: well-formed and signed by one of the secrets (rotation).
+ * No I/O: a forged or pre-MAC token never reaches the database.
+ */
+export async function isIssuedSessionToken(secrets: readonly string[], token: string | undefined): Promise<boolean> {
+  const match = token === undefined ? null : TOKEN_PATTERN.exec(token);
+  if (!match) return false;
+  for (const secret of secrets) {
+    if (sameText(await macOf(secret, match[1] as string), match[2] as string)) return true;
+  }
+  return false;
+}
 
 export interface DashboardSession {
   id: number;
@@ -24,16 +71,24 @@ export interface DashboardSession {
 }
 
 /** Opens a session for the account; the token goes to the cookie, only its hash to the database. */
-export async function openSession(db: Database, accountId: number): Promise<{ token: string; expiresAt: Date }> {
-  const token = `${SESSION_TOKEN_PREFIX}${randomBase62(43)}`;
+export async function openSession(
+  db: Database,
+  secrets: readonly string[],
+  accountId: number,
+): Promise<{ token: string; expiresAt: Date }> {
+  const token = await newSessionToken(secrets);
   const expiresAt = new Date(Date.now() + SESSION_ABSOLUTE_MS);
   await db.insert(dashboardSessions).values({ accountId, tokenHash: await sha256Hex(token), expiresAt: expiresAt.toISOString() });
   return { token, expiresAt };
 }
 
-/** The live session of a cookie value: well-formed, known, not revoked, not past either expiry. */
-export async function findSession(db: Database, token: string | undefined): Promise<DashboardSession | undefined> {
-  if (!token || !TOKEN_PATTERN.test(token)) return undefined;
+/** The live session of a cookie value: issued by us (MAC, before any query), known, not revoked, not past either expiry. */
+export async function findSession(
+  db: Database,
+  secrets: readonly string[],
+  token: string | undefined,
+): Promise<DashboardSession | undefined> {
+  if (!token || !(await isIssuedSessionToken(secrets, token))) return undefined;
   const now = Date.now();
   const [row] = await db
     .select({

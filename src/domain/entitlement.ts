@@ -11,20 +11,31 @@ export interface EntitlementSnapshot {
   status: string | null;
   trialEnd: string | null;
   currentPeriodEnd: string | null;
-  /** When the subscription row last changed: the start of a past-due grace period without a period end. */
+  /** The first transition into `past_due` of the current unpaid spell: the start of the grace period. */
+  pastDueSince?: string | null;
+  /** When the subscription row last changed: the grace's start when `pastDueSince` is unknown (older snapshots). */
   updatedAt: string | null;
   /**
    * The keys that may call, an allowlist: a revoked key, and a key row deleted by hand, are
    * refused alike. A key created after this snapshot was taken makes the object reload it.
    */
   activeKeyIds: number[];
+  /**
+   * The highest key id the account has ever been issued when the snapshot was read: an unlisted
+   * id at or below it is revoked (or deleted) for good, one above it was issued after the snapshot.
+   * Absent from snapshots stored before it existed (read as 0: every unlisted key reloads).
+   */
+  maxKeyId?: number;
   /** `accounts.snapshot_version` when read: of two snapshots, the higher version is the newer. */
   version: number;
 }
 
 export type Entitlement = { entitled: true } | { entitled: false; reason: EntitlementReason; requiredPlan?: string };
 
-/** Days a `past_due` subscription keeps access while the payment provider retries. */
+/**
+ * Days a `past_due` subscription keeps access while the payment provider retries, counted from its
+ * first transition into `past_due` (never from the period end, which the provider has already moved on).
+ */
 export const PAST_DUE_GRACE_DAYS = 7;
 
 /** The plan an upgrade should name when the account's plan does not include the API. */
@@ -32,7 +43,7 @@ export const API_PLAN = "basic";
 
 /**
  * Entitled: `active` (any catalogued plan), `trialing` before the trial ends, and `past_due`
- * within the grace period. A trial plan past its end is `trial_ended` whatever the status;
+ * for `PAST_DUE_GRACE_DAYS` after `pastDueSince`. A trial plan past its end is `trial_ended` whatever the status;
  * every other status (`canceled`, `unpaid`, `incomplete`, `incomplete_expired`, `paused`, …) is
  * `subscription_inactive`.
  */
@@ -48,7 +59,7 @@ export function evaluateEntitlement(s: EntitlementSnapshot, now: number): Entitl
     case "trialing":
       return s.trialEnd !== null && !trialOver ? { entitled: true } : { entitled: false, reason: "trial_ended" };
     case "past_due": {
-      const since = Date.parse(s.currentPeriodEnd ?? s.updatedAt ?? "");
+      const since = Date.parse(s.pastDueSince ?? s.updatedAt ?? "");
       return Number.isFinite(since) && now < since + PAST_DUE_GRACE_DAYS * DAY_MS
         ? { entitled: true }
         : { entitled: false, reason: "subscription_inactive" };

@@ -45,8 +45,10 @@ export class AccountLimiter extends DurableObject<Bindings> {
   #snapshot: EntitlementSnapshot | null = null;
   /** When the snapshot was last known current (pushed or read from Postgres), epoch ms. */
   #snapshotAt = 0;
-  /** A reload of an aged snapshot under way behind the requests. */
-  #refreshing: Promise<EntitlementSnapshot> | null = null;
+  /** The one snapshot load under way, shared by every admit (and background refresh) that needs it. */
+  #loading: Promise<EntitlementSnapshot> | null = null;
+  /** When the last load started, epoch ms: unlisted keys and aged snapshots start at most one a second. */
+  #loadStartedAt = 0;
   #day: DayCount = { date: "", count: 0 };
   #leases = new Leases();
   #alarmAt: number | null = null;
@@ -74,7 +76,10 @@ export class AccountLimiter extends DurableObject<Bindings> {
   async admit(request: AdmitRequest): Promise<AdmitResult> {
     const snapshot = await this.#currentSnapshot(request);
     const now = Date.now();
-    if (!snapshot.activeKeyIds.includes(request.keyId)) return { kind: "revoked" };
+    if (!snapshot.activeKeyIds.includes(request.keyId)) {
+      // At or below the highest id ever issued: revoked (or deleted) for good, which the edge may remember.
+      return request.keyId <= (snapshot.maxKeyId ?? 0) ? { kind: "revoked" } : { kind: "unknown_key" };
+    }
     const entitlement = entitlementView(snapshot, now);
     if (request.requireEntitlement && !entitlement.entitled) return { kind: "not_entitled", entitlement };
 
@@ -125,24 +130,41 @@ export class AccountLimiter extends DurableObject<Bindings> {
   }
 
   /**
-   * The snapshot to decide with: loaded when the object has none or does not know the key (created
-   * after it was taken; at most once per `UNKNOWN_KEY_RELOAD_MS`); when it is older than
-   * `SNAPSHOT_MAX_AGE_MS` (a lost push, a row changed by hand) the request is decided with it and a
-   * reload runs behind it, so a warm request never waits for the database.
+   * The snapshot to decide with, with no I/O unless it must: loaded when the object has none; when
+   * it does not list the key and the key's id is above the highest it knows (a key issued after it
+   * was taken), reloaded before deciding; an unlisted id at or below that is revoked and needs no
+   * reload. When it is older than `SNAPSHOT_MAX_AGE_MS` (a lost push, a row changed by hand) the
+   * request is decided with it and a reload runs behind it, so a warm request never waits for the
+   * database. Every load is shared by the admits that arrive while it runs, and reloads start at
+   * most once per `UNKNOWN_KEY_RELOAD_MS`, whether they succeed or not.
    */
   async #currentSnapshot(request: AdmitRequest): Promise<EntitlementSnapshot> {
     const held = this.#snapshot;
-    if (!held) return this.#load(request.accountId);
-    const age = Date.now() - this.#snapshotAt;
-    if (!held.activeKeyIds.includes(request.keyId) && age >= UNKNOWN_KEY_RELOAD_MS) return this.#refresh(request.accountId, held);
-    if (age >= SNAPSHOT_MAX_AGE_MS) this.#refreshing ??= this.#refresh(request.accountId, held).finally(() => (this.#refreshing = null));
+    if (!held) return this.#shared(request.accountId);
+    const now = Date.now();
+    const unlisted = !held.activeKeyIds.includes(request.keyId) && request.keyId > (held.maxKeyId ?? 0);
+    if (unlisted && (this.#loading || now - Math.max(this.#snapshotAt, this.#loadStartedAt) >= UNKNOWN_KEY_RELOAD_MS)) {
+      return this.#refresh(request.accountId, held);
+    }
+    if (now - this.#snapshotAt >= SNAPSHOT_MAX_AGE_MS && !this.#loading && now - this.#loadStartedAt >= UNKNOWN_KEY_RELOAD_MS) {
+      void this.#refresh(request.accountId, held);
+    }
     return held;
+  }
+
+  /** The load under way, or a new one: concurrent callers share one round trip. */
+  #shared(accountId: number): Promise<EntitlementSnapshot> {
+    if (!this.#loading) {
+      this.#loadStartedAt = Date.now();
+      this.#loading = this.#load(accountId).finally(() => (this.#loading = null));
+    }
+    return this.#loading;
   }
 
   /** Reloads the snapshot; while the database is away, the snapshot held is still the best answer. */
   async #refresh(accountId: number, held: EntitlementSnapshot): Promise<EntitlementSnapshot> {
     try {
-      return await this.#load(accountId);
+      return await this.#shared(accountId);
     } catch (err) {
       console.warn(
         JSON.stringify({ level: "warn", event: "snapshot_refresh_failed", reason: err instanceof Error ? err.name : "unknown" }),
@@ -166,6 +188,8 @@ export class AccountLimiter extends DurableObject<Bindings> {
   async #keep(snapshot: EntitlementSnapshot): Promise<EntitlementSnapshot> {
     const held = this.#snapshot;
     if (held && held.version > snapshot.version) return held;
+    // Ids are never issued twice: the highest seen stays the bound even if its row is deleted by hand.
+    if (held && (held.maxKeyId ?? 0) > (snapshot.maxKeyId ?? 0)) snapshot = { ...snapshot, maxKeyId: held.maxKeyId };
     this.#snapshot = snapshot;
     this.#snapshotAt = Date.now();
     await this.ctx.storage.put({ snapshot, snapshotAt: this.#snapshotAt });

@@ -14,7 +14,7 @@ export interface LockoutState {
 /**
  * Repeated-authentication-failure counter for one client (`getByName(clientKey)`: an IPv4
  * address or an IPv6 /64). Consulted only when a request fails authentication, so valid traffic
- * never pays for it; an alarm deletes its storage once there is nothing left to remember.
+ * never pays for it (except the admin API, which asks before every token comparison); an alarm deletes its storage once there is nothing left to remember.
  */
 export class AuthGuard extends DurableObject<Bindings> {
   #failures: number[] = [];
@@ -43,6 +43,11 @@ export class AuthGuard extends DurableObject<Bindings> {
     await this.ctx.storage.put({ failures: this.#failures, lockedUntil: this.#lockedUntil });
     await this.ctx.storage.setAlarm(this.#forgetAt());
     return this.#state(now);
+  }
+
+  /** Whether the address is locked out, without counting anything (the admin gate asks before comparing a token). */
+  async lockout(): Promise<LockoutState> {
+    return this.#state(Date.now());
   }
 
   /** Once the window and the lockout have passed there is nothing to remember: the object leaves no storage behind. */

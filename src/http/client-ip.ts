@@ -46,13 +46,23 @@ export function clientKey(address: string | undefined): string {
 }
 
 /**
- * The caller's client key. Behind our edge proxy (origin authentication configured, and passed by
- * the time this runs) `CF-Connecting-IP` is the proxy's own address, so the client's comes from
- * the header the proxy sets (`CLIENT_IP_HEADER`); without origin authentication that header is
- * never trusted.
+ * Stripe's webhook deliveries come to the Worker directly, not through our edge proxy: their
+ * signature authenticates them (src/billing/webhook.ts), so origin authentication does not apply.
+ */
+export function isSignedWebhook(c: Context<AppEnv>): boolean {
+  return c.req.method === "POST" && c.req.path === "/webhooks/stripe";
+}
+
+/** Whether the request came through our edge proxy: origin authentication configured (and passed by the time this runs). */
+export function viaEdgeProxy(c: Context<AppEnv>): boolean {
+  return c.get("config").ORIGIN_AUTH_SECRETS.length > 0 && !isSignedWebhook(c);
+}
+
+/**
+ * The caller's client key. Behind our edge proxy `CF-Connecting-IP` is the proxy's own address,
+ * so the client's comes from the header the proxy sets (`CLIENT_IP_HEADER`, required valid by
+ * origin authentication); without origin authentication that header is never trusted.
  */
 export function clientIp(c: Context<AppEnv>): string {
-  const config = c.get("config");
-  const header = config.ORIGIN_AUTH_SECRETS.length > 0 ? config.CLIENT_IP_HEADER : "CF-Connecting-IP";
-  return clientKey(c.req.header(header));
+  return clientKey(c.req.header(viaEdgeProxy(c) ? c.get("config").CLIENT_IP_HEADER : "CF-Connecting-IP"));
 }

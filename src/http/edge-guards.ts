@@ -2,16 +2,23 @@ import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../app-env";
 import { hasCredentialsInUrl } from "../access/credentials";
 import { secretsEqual } from "../access/secrets";
+import { clientKey, viaEdgeProxy } from "./client-ip";
 import { ApiError } from "./errors";
 
-/** With ORIGIN_AUTH_SECRETS set, every request must carry one of them in `X-Origin-Auth`. */
+/**
+ * With ORIGIN_AUTH_SECRETS set, every request but Stripe's signed webhook must carry one of them in
+ * `X-Origin-Auth` and the client's address in `CLIENT_IP_HEADER`: without a valid address, every
+ * such request would share one bucket of the per-client limits and lockouts.
+ */
 export const originAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const secrets = c.get("config").ORIGIN_AUTH_SECRETS;
-  if (secrets.length > 0) {
+  const config = c.get("config");
+  if (viaEdgeProxy(c)) {
     const presented = c.req.header("X-Origin-Auth") ?? "";
     // Every secret is compared so the time taken does not reveal which one matched.
-    const matched = secrets.map((s) => secretsEqual(presented, s)).includes(true);
+    const matched = config.ORIGIN_AUTH_SECRETS.map((s) => secretsEqual(presented, s)).includes(true);
     if (!matched) throw new ApiError("origin_forbidden", "Requests must arrive through the service's edge.");
+    if (clientKey(c.req.header(config.CLIENT_IP_HEADER)) === "unknown")
+      throw new ApiError("origin_forbidden", "The service's edge sent no valid client address; the request was refused.");
   }
   await next();
 };

@@ -25,7 +25,10 @@ export interface AdmitRequest {
 
 /** The account Durable Object's single answer on the hot path. */
 export type AdmitResult =
+  /** The key was revoked (or its row deleted): final, the edge may remember it. */
   | { kind: "revoked" }
+  /** The key is not on the account's allowlist and was issued after the snapshot held (or never): refused, not remembered. */
+  | { kind: "unknown_key" }
   | { kind: "not_entitled"; entitlement: EntitlementView }
   | { kind: "rate_limited"; rate: RateState; retryAfterSeconds: number }
   | { kind: "too_many_concurrent"; rate: RateState }
@@ -40,7 +43,7 @@ export interface UsageView {
 
 /** An account's snapshot older than this is reloaded: the bound on how long a lost push can go unnoticed. */
 export const SNAPSHOT_MAX_AGE_MS = 60_000;
-/** A key the snapshot does not list makes the object reload it, at most this often. */
+/** A key the snapshot does not list, with an id above the highest it knows, makes the object reload it, at most this often. */
 export const UNKNOWN_KEY_RELOAD_MS = 1_000;
 /** A lost release frees its slot after this long; longer than any request may run. */
 export const LEASE_MS = 30_000;

@@ -1,19 +1,26 @@
+import { generateAdminToken, isWellFormedAdminToken } from "../../src/access/admin-token";
 import { testSqlPassword } from "../support/sql-password";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWorker, waitUntilUp, type WorkerProcess } from "../../scripts/lib/worker-process";
 import { freePort } from "../../scripts/lib/free-port";
+import { AdminClient, checkedAdminUrl } from "../../scripts/lib/admin-client";
 
 const run = promisify(execFile);
-const TOKEN = "cli-test-admin-token-0123456789abcdefgh";
+const TOKEN = generateAdminToken();
 let worker: WorkerProcess;
 
 /** Runs `npm run admin -- …` (the same script) and parses its single JSON value. */
-async function cli(...args: string[]): Promise<{ code: number; json: unknown }> {
+function cli(...args: string[]): Promise<{ code: number; json: unknown }> {
+  return cliAt(worker.url, ...args);
+}
+
+async function cliAt(url: string, ...args: string[]): Promise<{ code: number; json: unknown }> {
   try {
+    // The token travels in the environment, never in the arguments.
     const { stdout } = await run("node_modules/.bin/tsx", ["scripts/admin.ts", ...args, "--json"], {
-      env: { ...process.env, ADMIN_URL: worker.url, ADMIN_TOKEN: TOKEN },
+      env: { ...process.env, ADMIN_URL: url, ADMIN_TOKEN: TOKEN },
     });
     return { code: 0, json: JSON.parse(stdout) };
   } catch (err) {
@@ -68,5 +75,29 @@ describe("admin CLI against wrangler dev", () => {
     const usage = await cli("key", "revoke", "abc");
     expect(usage.code).toBe(2);
     expect(usage.json).toMatchObject({ error: "cli_error" });
+  });
+});
+
+describe("admin CLI transport and tokens", () => {
+  it("refuses plain http to a host other than this machine, before sending anything", async () => {
+    for (const url of ["http://admin.example.com", "http://10.0.0.5:8787", "http://[2001:db8::1]:8787", "ftp://admin.example.com"]) {
+      expect(() => checkedAdminUrl(url)).toThrow();
+      expect(() => new AdminClient(url, TOKEN)).toThrow();
+    }
+    for (const url of ["https://admin.example.com", "http://127.0.0.1:8787", "http://localhost:8787/", "http://[::1]:8787"]) {
+      expect(() => checkedAdminUrl(url)).not.toThrow();
+    }
+    const refused = await cliAt("http://admin.example.com", "account", "show", "--name", "x");
+    expect(refused.code).toBe(2);
+    expect(refused.json).toMatchObject({ error: "cli_error", message: expect.stringMatching(/plain http/) });
+  });
+
+  it("generates admin tokens in the one format the service accepts", async () => {
+    const { code, json } = await cli("token");
+    expect(code).toBe(0);
+    const { token } = json as { token: string };
+    expect(token).toMatch(/^ods_admin_[0-9A-Za-z]{49}$/);
+    expect(isWellFormedAdminToken(token)).toBe(true);
+    expect(token).not.toBe(((await cli("token")).json as { token: string }).token);
   });
 });

@@ -188,7 +188,8 @@ describe("developer dashboard in Chromium", () => {
     expect(res.headers.get("cache-control")).toBe("no-store");
     const stored = (await context.cookies(`${base}/dashboard`)).find((c) => c.name === "ods_session");
     expect(stored).toMatchObject({ httpOnly: true, sameSite: "Lax", path: "/dashboard" });
-    expect(cookie).toMatch(/^ods_sess_[0-9A-Za-z]{43}$/);
+    // 43 random characters and a 32-character MAC (SESSION_SECRET).
+    expect(cookie).toMatch(/^ods_sess_[0-9A-Za-z]{75}$/);
 
     // A form from another origin, or with no origin at all, creates nothing.
     for (const headers of [{ Origin: "https://evil.example" }, {}] as Record<string, string>[]) {
@@ -227,6 +228,16 @@ describe("developer dashboard in Chromium", () => {
       const denied = await fetch(`${base}/dashboard/keys`, { headers, redirect: "manual" });
       expect(denied.status).toBe(303);
     }
+
+    // Signing in again in this browser ends the session it held before.
+    await page.goto(`${base}/dashboard/login`);
+    await page.waitForURL(`${base}/dashboard`);
+    const renewed = await sessionCookie(context);
+    expect(renewed).not.toBe(cookie);
+    const keysWith = (token: string) =>
+      fetch(`${base}/dashboard/keys`, { headers: { Cookie: `ods_session=${token}` }, redirect: "manual" });
+    expect((await keysWith(cookie)).status).toBe(303);
+    expect((await keysWith(renewed)).status).toBe(200);
     await context.close();
   }, 120_000);
 

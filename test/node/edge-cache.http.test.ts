@@ -1,3 +1,4 @@
+import { generateAdminToken } from "../../src/access/admin-token";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AdminClient } from "../../scripts/lib/admin-client";
 import { freePort } from "../../scripts/lib/free-port";
@@ -9,7 +10,7 @@ import { testSqlPassword } from "../support/sql-password";
  * The edge caches under `wrangler dev`, for what only a real server shows: every request in a
  * request context of its own, and bodies as encoded on the wire.
  */
-const TOKEN = "edge-http-test-admin-token-0123456789ab";
+const TOKEN = generateAdminToken();
 /** The test database behind an endpoint DISTANT_RTT_MS away: a cold computation stays in flight while others miss it too. */
 const SQL_PORT = Number(process.env.TEST_DISTANT_SQL_PORT);
 

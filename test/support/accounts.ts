@@ -1,6 +1,7 @@
 import { call } from "./worker";
 
-export const ADMIN_TOKEN = "test-admin-token-0123456789abcdefghijk";
+/** The admin token of vitest.config.ts. */
+export const ADMIN_TOKEN = "ods_admin_MJWHLyf9Bb9kPPf5L5fnnPNwJbxdifbVtSc2DFWgee52mfYTz";
 
 /** A call to the internal admin API with the test token. */
 export async function admin<T = unknown>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {

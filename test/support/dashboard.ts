@@ -1,8 +1,14 @@
-import { randomBase62 } from "../../src/access/api-key";
 import { sha256Hex } from "../../src/crypto/sha256";
+import { newSessionToken } from "../../src/dashboard/sessions";
 import { admin, newAccount, type TestAccount } from "./accounts";
 import { controlSql } from "./market-db";
-import { call } from "./worker";
+import { call, testEnv } from "./worker";
+
+/** The session cookie's name on https (a `__Host-` cookie; the bare name is only for plain-http loopback). */
+export const SESSION_COOKIE = "__Host-ods_session";
+
+/** The Worker's session keys (SESSION_SECRET): the first signs. */
+export const sessionSecrets = () => testEnv.SESSION_SECRET.split(",").map((s) => s.trim());
 
 /** The origin the Worker under test sees (test/support/worker.ts): forms from the dashboard carry it. */
 export const ORIGIN = "https://api.test";
@@ -21,7 +27,7 @@ export async function signedInAccount(
 ): Promise<SignedIn> {
   const account = await newAccount({ status: options.status ?? "none", keys: options.keys ?? 0 });
   const { body } = await admin<{ id: number }>("GET", `/admin/accounts/${account.name}`);
-  const token = `ods_sess_${randomBase62(43)}`;
+  const token = await newSessionToken(sessionSecrets());
   const now = Date.now();
   await controlSql().query(
     "insert into dashboard_sessions (account_id, token_hash, last_seen_at, expires_at, revoked_at) values ($1, $2, $3, $4, $5)",
@@ -33,7 +39,7 @@ export async function signedInAccount(
       options.revoked ? new Date(now).toISOString() : null,
     ],
   );
-  return { ...account, id: body.id, cookie: `ods_session=${token}` };
+  return { ...account, id: body.id, cookie: `${SESSION_COOKIE}=${token}` };
 }
 
 /** A dashboard page as the signed-in browser asks for it. */

@@ -51,15 +51,41 @@ export const subscriptions = pgTable(
     currentPeriodEnd: tsz("current_period_end"),
     providerCustomerId: text("provider_customer_id"),
     providerSubscriptionId: text("provider_subscription_id"),
-    /** Creation time of the payment provider's event this row reflects: an older event never overwrites it. */
+    /** When the provider state this row reflects was read (`provider_subscriptions.synced_at`). */
     providerEventAt: tsz("provider_event_at"),
+    /** The first transition into `past_due` of the current unpaid spell; null in any other status. */
+    pastDueSince: tsz("past_due_since"),
     updatedAt: tsz("updated_at").notNull().defaultNow(),
   },
   // A failed invoice names only the customer: the webhook finds the account by it.
   (t) => [index("subscriptions_provider_customer_idx").on(t.providerCustomerId)],
 );
 
-/** Payment-provider webhook events already received, by event id: a redelivery is recognised and changes nothing. */
+/**
+ * Every payment-provider subscription of an account, by subscription id, as the provider reported
+ * it when last retrieved. The account's `subscriptions` row is derived from these (Basic price only).
+ */
+export const providerSubscriptions = pgTable(
+  "provider_subscriptions",
+  {
+    subscriptionId: text("subscription_id").primaryKey(),
+    accountId: integer("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    customerId: text("customer_id").notNull(),
+    status: text("status").notNull(),
+    /** The first item's price; null only for rows recorded before prices were checked (all of them Basic). */
+    priceId: text("price_id"),
+    currentPeriodEnd: tsz("current_period_end"),
+    /** The first transition into `past_due` of the current unpaid spell; cleared when it leaves. */
+    pastDueSince: tsz("past_due_since"),
+    /** When this state was read from the provider: an older read never overwrites a newer one. */
+    syncedAt: tsz("synced_at").notNull(),
+  },
+  (t) => [index("provider_subscriptions_account_idx").on(t.accountId), index("provider_subscriptions_customer_idx").on(t.customerId)],
+);
+
+/** Payment-provider webhook events applied, by event id: a redelivery is recognised and changes nothing. */
 export const billingEvents = pgTable("billing_events", {
   eventId: text("event_id").primaryKey(),
   type: text("type").notNull(),

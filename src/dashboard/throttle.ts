@@ -1,0 +1,75 @@
+import type { MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import type { AppEnv } from "../app-env";
+import { clientIp } from "../http/client-ip";
+import { ApiError } from "../http/errors";
+import { messagePage } from "./pages";
+
+/** Both limiters count per minute: a refused request may retry when the window has passed. */
+const RETRY_AFTER_SECONDS = "60";
+
+/**
+ * Per-client limit of every `/dashboard/*` request (`DASHBOARD_RATE_LIMITER`), before anything
+ * else runs: a client sending pages faster than any person clicks gets a 429 page, whatever its cookie.
+ */
+export const dashboardClientLimit: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const { success } = await c.env.DASHBOARD_RATE_LIMITER.limit({ key: `dashboard:${clientIp(c)}` });
+  if (!success) {
+    c.header("Retry-After", RETRY_AFTER_SECONDS);
+    c.header("Cache-Control", "no-store");
+    return c.html(
+      messagePage("Too many requests", "This address is sending requests faster than the dashboard serves them. Wait a minute.", {
+        href: "/dashboard",
+        label: "Back to the dashboard",
+      }),
+      429,
+    );
+  }
+  await next();
+};
+
+/**
+ * Per-account limit of the signed-in actions that call the payment provider or write keys
+ * (`DASHBOARD_ACTION_LIMITER`, keyed by the session's account): after `requireSession`.
+ */
+export const accountActionLimit: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const { success } = await c.env.DASHBOARD_ACTION_LIMITER.limit({ key: `account:${c.get("session").accountId}` });
+  if (!success) {
+    c.header("Retry-After", RETRY_AFTER_SECONDS);
+    return c.html(
+      messagePage(
+        "Too many changes",
+        "Your account has made too many changes in the last minute; nothing was changed. Try again in a minute.",
+        { href: "/dashboard", label: "Back to the dashboard" },
+        true,
+      ),
+      429,
+    );
+  }
+  await next();
+};
+
+/** Stripe events are small; anything larger is not one of them. */
+export const MAX_WEBHOOK_BYTES = 512 * 1024;
+
+/**
+ * In front of `POST /webhooks/stripe`: the per-client limit (same binding, its own counter), then
+ * the size limit, enforced from `Content-Length` or while the body streams in — never after reading it whole.
+ */
+export const webhookGuards: MiddlewareHandler<AppEnv>[] = [
+  async (c, next) => {
+    const { success } = await c.env.DASHBOARD_RATE_LIMITER.limit({ key: `webhook:${clientIp(c)}` });
+    if (!success) {
+      throw new ApiError("rate_limited", "Too many requests from this address; slow down.", {
+        headers: { "Retry-After": RETRY_AFTER_SECONDS },
+      });
+    }
+    await next();
+  },
+  bodyLimit({
+    maxSize: MAX_WEBHOOK_BYTES,
+    onError: () => {
+      throw new ApiError("invalid_body", "The event is too large.");
+    },
+  }),
+];
