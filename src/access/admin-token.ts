@@ -1,4 +1,4 @@
-import { checksumOf, randomBase62 } from "./api-key";
+import { checksummedFormat } from "./api-key";
 
 /**
  * Admin token format, like the API keys': `ods_admin_` + 43 random base62 characters (≥ 256 bits)
@@ -7,19 +7,13 @@ import { checksumOf, randomBase62 } from "./api-key";
  * recognise (secret scanning, logs). Generate one with `npm run admin -- token`.
  */
 export const ADMIN_TOKEN_PREFIX = "ods_admin_";
-const RANDOM_LENGTH = 43;
-const CHECKSUM_LENGTH = 6;
-export const ADMIN_TOKEN_LENGTH = ADMIN_TOKEN_PREFIX.length + RANDOM_LENGTH + CHECKSUM_LENGTH;
-const TOKEN_PATTERN = /^ods_admin_[0-9A-Za-z]{49}$/;
+const adminTokenFormat = checksummedFormat(ADMIN_TOKEN_PREFIX);
 
 export function generateAdminToken(): string {
-  const random = randomBase62(RANDOM_LENGTH);
-  return `${ADMIN_TOKEN_PREFIX}${random}${checksumOf(random)}`;
+  return adminTokenFormat.generate();
 }
 
 /** True when the text has the admin token's shape and a matching checksum; performs no I/O. */
 export function isWellFormedAdminToken(token: string): boolean {
-  if (token.length !== ADMIN_TOKEN_LENGTH || !TOKEN_PATTERN.test(token)) return false;
-  const random = token.slice(ADMIN_TOKEN_PREFIX.length, ADMIN_TOKEN_PREFIX.length + RANDOM_LENGTH);
-  return token.slice(ADMIN_TOKEN_PREFIX.length + RANDOM_LENGTH) === checksumOf(random);
+  return adminTokenFormat.isWellFormed(token);
 }

@@ -13,7 +13,6 @@ const CHECKSUM_LENGTH = 6;
 export const DISPLAY_PREFIX_LENGTH = 16;
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-const KEY_PATTERN = /^ods_live_[0-9A-Za-z]{49}$/;
 
 const CRC_TABLE = (() => {
   const table = new Uint32Array(256);
@@ -57,16 +56,34 @@ export function randomBase62(length: number): string {
   return out;
 }
 
+/**
+ * A token format of ours: `prefix` + 43 random base62 characters (256 bits) + a 6-character base62
+ * CRC32 of the random part. Only generated tokens pass `isWellFormed`, checked before any I/O.
+ */
+export function checksummedFormat(prefix: string) {
+  const pattern = new RegExp(`^${prefix}[0-9A-Za-z]{${RANDOM_LENGTH + CHECKSUM_LENGTH}}$`);
+  const randomEnd = prefix.length + RANDOM_LENGTH;
+  return {
+    length: randomEnd + CHECKSUM_LENGTH,
+    generate(): string {
+      const random = randomBase62(RANDOM_LENGTH);
+      return `${prefix}${random}${checksumOf(random)}`;
+    },
+    isWellFormed(text: string): boolean {
+      return pattern.test(text) && text.slice(randomEnd) === checksumOf(text.slice(prefix.length, randomEnd));
+    },
+  };
+}
+
+const apiKeyFormat = checksummedFormat(KEY_PREFIX);
+
 export function generateApiKey(): string {
-  const random = randomBase62(RANDOM_LENGTH);
-  return `${KEY_PREFIX}${random}${checksumOf(random)}`;
+  return apiKeyFormat.generate();
 }
 
 /** True when the text has the key shape and a matching checksum; performs no I/O. */
 export function isWellFormedKey(key: string): boolean {
-  if (key.length !== KEY_LENGTH || !KEY_PATTERN.test(key)) return false;
-  const random = key.slice(KEY_PREFIX.length, KEY_PREFIX.length + RANDOM_LENGTH);
-  return key.slice(KEY_PREFIX.length + RANDOM_LENGTH) === checksumOf(random);
+  return apiKeyFormat.isWellFormed(key);
 }
 
 export function displayPrefix(key: string): string {

@@ -1,6 +1,8 @@
 import { and, eq, gt, isNull, sql } from "drizzle-orm";
 import { randomBase62 } from "../access/api-key";
 import { SESSION_TOKEN_PREFIX } from "../access/credentials";
+import { secretsEqual } from "../access/secrets";
+import { hmacSha256 } from "../crypto/hmac";
 import { sha256Hex } from "../crypto/sha256";
 import type { Database } from "../db/client";
 import { accounts, dashboardSessions, identities } from "../db/schema";
@@ -20,26 +22,10 @@ const TOKEN_PATTERN = new RegExp(`^${SESSION_TOKEN_PREFIX}([0-9A-Za-z]{${RANDOM_
 /** Domain separation: this key signs nothing else, and a token's MAC is bound to its purpose and version. */
 const MAC_CONTEXT = "ods-dashboard-session-v1:";
 
-const encoder = new TextEncoder();
-/** Imported once per secret per isolate. */
-const macKeys = new Map<string, CryptoKey>();
-
 /** HMAC-SHA256 of the random part as 32 base62 characters (byte mod 62: every character still carries over 5.9 bits). */
 async function macOf(secret: string, random: string): Promise<string> {
-  let key = macKeys.get(secret);
-  if (!key) {
-    key = await crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-    macKeys.set(secret, key);
-  }
-  const signature = new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(MAC_CONTEXT + random)));
+  const signature = await hmacSha256(secret, MAC_CONTEXT + random);
   return Array.from(signature.slice(0, MAC_LENGTH), (b) => BASE62[b % 62]).join("");
-}
-
-function sameText(a: string, b: string): boolean {
-  if (a.length !== b.length) return false;
-  let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
-  return diff === 0;
 }
 
 /** A new session token, signed with the first of the secrets. */
@@ -56,7 +42,7 @@ export async function isIssuedSessionToken(secrets: readonly string[], token: st
   const match = token === undefined ? null : TOKEN_PATTERN.exec(token);
   if (!match) return false;
   for (const secret of secrets) {
-    if (sameText(await macOf(secret, match[1] as string), match[2] as string)) return true;
+    if (secretsEqual(await macOf(secret, match[1] as string), match[2] as string)) return true;
   }
   return false;
 }

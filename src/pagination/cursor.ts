@@ -1,4 +1,5 @@
 import { secretsEqual } from "../access/secrets";
+import { hmacSha256 } from "../crypto/hmac";
 
 /**
  * Opaque, tamper-evident pagination cursors: base64url(JSON payload) + "." + truncated
@@ -20,17 +21,8 @@ function fromBase64url(text: string): Uint8Array {
   return Uint8Array.from(atob(padded), (c) => c.charCodeAt(0));
 }
 
-/** Imported once per secret per isolate (the resolved key, never a promise shared across requests). */
-const keys = new Map<string, CryptoKey>();
-
 async function mac(secret: string, payload: string): Promise<string> {
-  let key = keys.get(secret);
-  if (!key) {
-    key = await crypto.subtle.importKey("raw", encoder.encode(secret), { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
-    keys.set(secret, key);
-  }
-  const signature = new Uint8Array(await crypto.subtle.sign("HMAC", key, encoder.encode(payload)));
-  return base64url(signature.slice(0, 16));
+  return base64url((await hmacSha256(secret, payload)).slice(0, 16));
 }
 
 /** Signs `position` (any JSON value) for the query with digest `query`, with the first of the secrets. */
