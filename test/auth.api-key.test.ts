@@ -21,9 +21,10 @@ describe("API key format", () => {
     }
     expect(counts.size).toBe(62);
     const expected = (samples * 43) / 62;
-    // Chi-square with 61 degrees of freedom: the 99.99th percentile is about 115.
+    // Chi-square with 61 degrees of freedom: a fair generator exceeds 153 once in 10⁹ runs (Wilson–Hilferty;
+    // 115 failed about once in 25,000). A plain byte % 62 (8 characters a fifth likelier) scores ≈ 570 here.
     const chi2 = [...counts.values()].reduce((s, n) => s + (n - expected) ** 2 / expected, 0);
-    expect(chi2).toBeLessThan(115);
+    expect(chi2).toBeLessThan(153);
   });
 
   it("uses the standard CRC-32 (IEEE) for the checksum", () => {
