@@ -10,6 +10,7 @@ import { startNeonHttpServer } from "./sql-endpoint/neon-http-server";
 import { holdsMarketData, seedMarket } from "./generator/seed-market";
 import { openBackend } from "./sql-endpoint/sql-backend";
 import { startWorker, waitUntilUp } from "./lib/worker-process";
+import { startStripeStandIn } from "./lib/stripe-dev-server";
 
 /** The dev admin token: kept across runs so `npm run admin` keeps working (one of the old format is replaced). */
 function devAdminToken(): string {
@@ -18,6 +19,21 @@ function devAdminToken(): string {
   const token = generateAdminToken();
   writeFileSync(DEV_ADMIN_TOKEN_FILE, `${token}\n`, { mode: 0o600 });
   return token;
+}
+
+/** Where the signing secret of the local webhook deliveries is kept, like the admin token. */
+const DEV_STRIPE_WEBHOOK_SECRET_FILE = join(DEV_DIR, "stripe-webhook-secret");
+/** Any test-mode key: the local Stripe stand-in accepts only this one. */
+const DEV_STRIPE_SECRET_KEY = "sk_test_dev_local_stand_in";
+const DEV_STRIPE_PRICE_BASIC = "price_dev_basic";
+
+/** The webhook signing secret of `npm run dev`: made once, kept across runs. */
+function devStripeWebhookSecret(): string {
+  const saved = existsSync(DEV_STRIPE_WEBHOOK_SECRET_FILE) ? readFileSync(DEV_STRIPE_WEBHOOK_SECRET_FILE, "utf8").trim() : "";
+  if (/^whsec_[A-Za-z0-9]{32,}$/.test(saved)) return saved;
+  const secret = `whsec_${randomBytes(24).toString("hex")}`;
+  writeFileSync(DEV_STRIPE_WEBHOOK_SECRET_FILE, `${secret}\n`, { mode: 0o600 });
+  return secret;
 }
 
 /**
@@ -86,6 +102,21 @@ async function main(): Promise<void> {
     redirectUris: [`http://127.0.0.1:${port}/dashboard/callback`, `http://localhost:${port}/dashboard/callback`],
   });
   running.push({ name: "OpenID provider", stop: () => oidc.close() });
+  // Billing against a local stand-in for Stripe: its Checkout and portal pages send signed webhooks to the Worker.
+  const webhookSecret = devStripeWebhookSecret();
+  const stripe = await startStripeStandIn({
+    port: Number(process.env.STRIPE_PORT ?? port + 2),
+    secretKey: DEV_STRIPE_SECRET_KEY,
+    webhook: { url: `http://127.0.0.1:${port}/webhooks/stripe`, secret: webhookSecret },
+  });
+  running.push({
+    name: "Stripe stand-in",
+    stop: () =>
+      new Promise<void>((resolve) => {
+        stripe.closeAllConnections();
+        stripe.close(() => resolve());
+      }),
+  });
   const worker = startWorker({
     port,
     sqlPort: sqlServer.port,
@@ -95,6 +126,10 @@ async function main(): Promise<void> {
       OIDC_ISSUER: oidc.issuer,
       OIDC_CLIENT_ID: oidc.clientId,
       OIDC_CLIENT_SECRET: oidc.clientSecret,
+      STRIPE_SECRET_KEY: DEV_STRIPE_SECRET_KEY,
+      STRIPE_WEBHOOK_SECRET: webhookSecret,
+      STRIPE_PRICE_BASIC: DEV_STRIPE_PRICE_BASIC,
+      STRIPE_API_URL: stripe.url,
       // Replaying a past file: `MARKET_CLOCK=2022-02-04T15:45:00-05:00 npm run dev`.
       ...(process.env.MARKET_CLOCK ? { MARKET_CLOCK: process.env.MARKET_CLOCK } : {}),
     },
@@ -119,6 +154,8 @@ async function main(): Promise<void> {
   console.log(`             (saved in ${currentKeyFile}; admin token in ${DEV_ADMIN_TOKEN_FILE} for \`npm run admin\`)`);
   console.log(`  dashboard  ${worker.url}/dashboard`);
   console.log(`             sign in at the local OpenID provider (${oidc.issuer}) as ${DEV_DEMO_LOGIN} with any password`);
+  console.log(`  billing    Checkout and the customer portal are local pages of a Stripe stand-in (${stripe.url})`);
+  console.log(`             webhook secret in ${DEV_STRIPE_WEBHOOK_SECRET_FILE}`);
   console.log(`  try        curl -H "Authorization: Bearer ${key}" ${worker.url}/v1/usage\n`);
 }
 

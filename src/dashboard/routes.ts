@@ -62,6 +62,12 @@ function page(c: Context<AppEnv>, markup: Parameters<Context["html"]>[0], status
   return c.html(markup, status);
 }
 
+/** The origin of a local Stripe stand-in's Checkout and portal pages (`STRIPE_API_URL` on loopback), else nothing more. */
+function localStripePages(c: Context): string {
+  const api = (c as Context<AppEnv>).get("config")?.STRIPE_API_URL;
+  return api?.startsWith("http://") ? new URL(api).origin : "'self'";
+}
+
 /** CSP without inline script or style; the dashboard is never framed; no referrer leaves it. */
 const dashboardHeaders = secureHeaders({
   contentSecurityPolicy: {
@@ -69,8 +75,9 @@ const dashboardHeaders = secureHeaders({
     scriptSrc: ["'self'"],
     styleSrc: ["'self'"],
     imgSrc: ["'self'", "data:"],
-    // Checkout and the customer portal are reached by a form's redirect, which form-action governs.
-    formAction: ["'self'", "https://checkout.stripe.com", "https://billing.stripe.com"],
+    // Checkout and the customer portal are reached by a form's redirect, which form-action governs;
+    // with a local Stripe stand-in (`npm run dev`), its pages stand in for them.
+    formAction: ["'self'", "https://checkout.stripe.com", "https://billing.stripe.com", localStripePages],
     frameAncestors: ["'none'"],
     baseUri: ["'none'"],
     objectSrc: ["'none'"],

@@ -30,7 +30,15 @@ interface DevRun {
 async function startDev(env: Record<string, string>): Promise<DevRun & { up: boolean }> {
   const port = await freePort();
   // Always PGlite: an empty DATABASE_URL counts as unset.
-  const childEnv = { ...process.env, DEV_DIR: devDir, PORT: String(port), OIDC_PORT: String(await freePort()), DATABASE_URL: "", ...env };
+  const childEnv = {
+    ...process.env,
+    DEV_DIR: devDir,
+    PORT: String(port),
+    OIDC_PORT: String(await freePort()),
+    STRIPE_PORT: String(await freePort()),
+    DATABASE_URL: "",
+    ...env,
+  };
   // Its own process group, so a test that fails can still stop wrangler and workerd under it.
   const child = spawn("npm", ["run", "dev", "--silent"], { env: childEnv, detached: true, stdio: ["ignore", "pipe", "pipe"] });
   started.push(child);
