@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { database, useNeonEndpoint } from "../src/db/client";
 import { billingEvents, providerSubscriptions, subscriptions } from "../src/db/schema";
 import { PAST_DUE_GRACE_DAYS } from "../src/domain/entitlement";
+import { stripeEvent } from "../scripts/lib/stripe-event";
 import type { SubscriptionState } from "./support/stripe-server";
 import { admin, bearer, newAccount, type TestAccount } from "./support/accounts";
 import { call, callWith, expectError, testEnv } from "./support/worker";
@@ -33,17 +34,7 @@ let eventCounter = 0;
 const eventId = (): string => `evt_test_${Date.now()}_${++eventCounter}`;
 
 function envelope(type: string, created: number, object: unknown, id = eventId()): string {
-  return JSON.stringify({
-    id,
-    object: "event",
-    api_version: "2025-10-29.clover",
-    created,
-    livemode: false,
-    pending_webhooks: 1,
-    request: { id: null, idempotency_key: null },
-    type,
-    data: { object },
-  });
+  return stripeEvent(type, created, object, id);
 }
 
 /** A subscription event as Stripe sends it: `data.object` is the subscription at event time (maybe no longer true). */

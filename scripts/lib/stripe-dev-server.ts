@@ -1,6 +1,7 @@
 import { createHmac, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
+import { stripeEvent } from "./stripe-event";
 
 const fixture = (name: string) => readFileSync(new URL(`../../test/fixtures/stripe/${name}`, import.meta.url), "utf8");
 
@@ -91,17 +92,7 @@ export function startStripeStandIn(options: StripeStandInOptions): Promise<Serve
     const hook = options.webhook;
     if (!hook) return undefined;
     const created = Math.floor(Date.now() / 1000);
-    const payload = JSON.stringify({
-      id: newId("evt"),
-      object: "event",
-      api_version: "2025-10-29.clover",
-      created,
-      livemode: false,
-      pending_webhooks: 1,
-      request: { id: null, idempotency_key: null },
-      type,
-      data: { object: subscriptionObject(subscriptionId, subscriptions.get(subscriptionId)!) },
-    });
+    const payload = stripeEvent(type, created, subscriptionObject(subscriptionId, subscriptions.get(subscriptionId)!), newId("evt"));
     try {
       const res = await fetch(hook.url, {
         method: "POST",
