@@ -6,7 +6,6 @@ import { adminAudit, adminGate, adminServedHere } from "./access/admin-gate";
 import { mountBillingWebhook } from "./billing/webhook";
 import { mountApiReference } from "./dashboard/docs";
 import { mountDashboard } from "./dashboard/routes";
-import { webhookGuards } from "./dashboard/throttle";
 import { accessGate } from "./access/gates";
 import { isDatabaseUnavailable } from "./db/errors";
 import { configure } from "./http/configure";
@@ -89,8 +88,6 @@ export function newApp(routes: readonly RouteSpec[]): Hono<AppEnv> {
     app.on(route.method.toUpperCase(), paths, ...chain, handle(route));
   }
 
-  // Per-client limit and the 512 KB cap before the webhook reads its body (src/dashboard/throttle.ts).
-  app.use("/webhooks/stripe", ...webhookGuards);
   mountBillingWebhook(app);
   mountDashboard(app);
   mountApiReference(app);

@@ -1,13 +1,35 @@
-import type { Hono } from "hono";
+import type { Hono, MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
 import type { AppEnv } from "../app-env";
 import { controlPlaneFor } from "../control/for-request";
 import { API_PLAN } from "../domain/entitlement";
+import { RETRY_AFTER_SECONDS } from "../dashboard/throttle";
+import { clientIp } from "../http/client-ip";
 import { ApiError, noEndpoint } from "../http/errors";
 import { billingSettings, Stripe, stripeClient, verifiedEvent } from "./stripe-client";
 import { subscriptionIdOf, subscriptionState } from "./subscription-events";
 
 /** Stripe events are small; anything larger is not one of them. */
 const MAX_PAYLOAD_BYTES = 512 * 1024;
+
+/** Ahead of the handler: the per-client limit (the dashboard's binding, its own counter)… */
+const webhookClientLimit: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const { success } = await c.env.DASHBOARD_RATE_LIMITER.limit({ key: `webhook:${clientIp(c)}` });
+  if (!success) {
+    throw new ApiError("rate_limited", "Too many requests from this address; slow down.", {
+      headers: { "Retry-After": RETRY_AFTER_SECONDS },
+    });
+  }
+  await next();
+};
+
+/** …then the size limit, enforced from `Content-Length` or while the body streams in — never after reading it whole. */
+const webhookSizeLimit = bodyLimit({
+  maxSize: MAX_PAYLOAD_BYTES,
+  onError: () => {
+    throw new ApiError("invalid_body", "The event is too large.");
+  },
+});
 
 const warn = (fields: Record<string, unknown>) => console.warn(JSON.stringify({ level: "warn", ...fields }));
 
@@ -20,13 +42,12 @@ const warn = (fields: Record<string, unknown>) => console.warn(JSON.stringify({ 
  * description; 404 without billing.
  */
 export function mountBillingWebhook(app: Hono<AppEnv>): void {
-  app.post("/webhooks/stripe", async (c) => {
+  app.post("/webhooks/stripe", webhookClientLimit, webhookSizeLimit, async (c) => {
     const settings = billingSettings(c.get("config"));
     if (!settings) throw noEndpoint(c.req.path);
     const signature = c.req.header("Stripe-Signature");
     if (!signature) throw new ApiError("invalid_body", "The Stripe-Signature header is missing.");
     const payload = await c.req.text();
-    if (payload.length > MAX_PAYLOAD_BYTES) throw new ApiError("invalid_body", "The event is too large.");
     let event: Stripe.Event;
     try {
       event = await verifiedEvent(settings, payload, signature);

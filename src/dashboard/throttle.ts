@@ -1,12 +1,10 @@
 import type { MiddlewareHandler } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import type { AppEnv } from "../app-env";
 import { clientIp } from "../http/client-ip";
-import { ApiError } from "../http/errors";
 import { messagePage } from "./pages";
 
-/** Both limiters count per minute: a refused request may retry when the window has passed. */
-const RETRY_AFTER_SECONDS = "60";
+/** The limiters count per minute: a refused request may retry when the window has passed. */
+export const RETRY_AFTER_SECONDS = "60";
 
 /**
  * Per-client limit of every `/dashboard/*` request (`DASHBOARD_RATE_LIMITER`), before anything
@@ -48,28 +46,3 @@ export const accountActionLimit: MiddlewareHandler<AppEnv> = async (c, next) => 
   }
   await next();
 };
-
-/** Stripe events are small; anything larger is not one of them. */
-export const MAX_WEBHOOK_BYTES = 512 * 1024;
-
-/**
- * In front of `POST /webhooks/stripe`: the per-client limit (same binding, its own counter), then
- * the size limit, enforced from `Content-Length` or while the body streams in — never after reading it whole.
- */
-export const webhookGuards: MiddlewareHandler<AppEnv>[] = [
-  async (c, next) => {
-    const { success } = await c.env.DASHBOARD_RATE_LIMITER.limit({ key: `webhook:${clientIp(c)}` });
-    if (!success) {
-      throw new ApiError("rate_limited", "Too many requests from this address; slow down.", {
-        headers: { "Retry-After": RETRY_AFTER_SECONDS },
-      });
-    }
-    await next();
-  },
-  bodyLimit({
-    maxSize: MAX_WEBHOOK_BYTES,
-    onError: () => {
-      throw new ApiError("invalid_body", "The event is too large.");
-    },
-  }),
-];
