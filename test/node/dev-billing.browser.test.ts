@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -6,6 +5,7 @@ import { chromium, type Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../scripts/lib/free-port";
 import { chromiumLaunchOptions } from "../support/chromium";
+import { killDev, startDev, stopDev, type DevRun } from "../support/dev-process";
 
 /**
  * Billing in `npm run dev`, clicked through in Chromium: sign in at the local provider, start the
@@ -14,11 +14,8 @@ import { chromiumLaunchOptions } from "../support/chromium";
  */
 
 const SHOTS = resolve(".screenshots/dev-billing");
-const START_TIMEOUT_MS = 90_000;
 let devDir: string;
-let dev: ChildProcess | undefined;
-let exited: Promise<number | null>;
-let output = "";
+let dev: DevRun | undefined;
 let base: string;
 let stripeBase: string;
 let browser: Browser;
@@ -27,53 +24,20 @@ beforeAll(async () => {
   const launchOptions = chromiumLaunchOptions();
   mkdirSync(SHOTS, { recursive: true });
   devDir = mkdtempSync(join(tmpdir(), "ods-dev-billing-"));
-  const port = await freePort();
   const stripePort = await freePort();
-  base = `http://127.0.0.1:${port}`;
   stripeBase = `http://127.0.0.1:${stripePort}`;
-  const env = {
-    ...process.env,
-    DEV_DIR: devDir,
-    PGLITE_DIR: join(devDir, "pglite"),
-    DATABASE_URL: "",
-    PORT: String(port),
-    OIDC_PORT: String(await freePort()),
-    STRIPE_PORT: String(stripePort),
-  };
-  // Its own process group, so wrangler and workerd under it are stopped with it.
-  dev = spawn("npm", ["run", "dev", "--silent"], { env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
-  dev.stdout?.on("data", (d: Buffer) => (output += d.toString()));
-  dev.stderr?.on("data", (d: Buffer) => (output += d.toString()));
-  exited = new Promise((resolve) => dev!.on("exit", (code) => resolve(code)));
-  const up = await Promise.race([
-    exited.then(() => false),
-    new Promise<boolean>((resolve) => setTimeout(() => resolve(false), START_TIMEOUT_MS).unref()),
-    new Promise<boolean>((resolve) => {
-      const poll = setInterval(() => {
-        if (/demo key\s+ods_live_/.test(output)) {
-          clearInterval(poll);
-          resolve(true);
-        }
-      }, 100);
-      void exited.then(() => clearInterval(poll));
-    }),
-  ]);
-  if (!up) throw new Error(`npm run dev did not come up:\n${output}`);
+  dev = await startDev(devDir, { PGLITE_DIR: join(devDir, "pglite"), STRIPE_PORT: String(stripePort) });
+  if (!dev.up) throw new Error(`npm run dev did not come up:\n${dev.output()}`);
+  base = dev.base;
   browser = await chromium.launch(launchOptions);
 }, 180_000);
 
 afterAll(async () => {
   await browser?.close();
-  if (dev?.pid && dev.exitCode === null) {
-    process.kill(-dev.pid, "SIGINT");
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
-    if (dev.exitCode === null) {
-      try {
-        process.kill(-dev.pid, "SIGKILL");
-      } catch {
-        // already gone
-      }
-    }
+  if (dev) {
+    const run = dev;
+    await Promise.race([stopDev(run), new Promise((r) => setTimeout(r, 15_000))]);
+    killDev(run);
   }
   if (devDir) rmSync(devDir, { recursive: true, force: true });
 }, 60_000);

@@ -1,4 +1,4 @@
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../scripts/lib/free-port";
 import { seedMarket } from "../../scripts/generator/seed-market";
 import { openBackend } from "../../scripts/sql-endpoint/sql-backend";
+import { killDev, leftovers as leftoversIn, startDev as startDevIn, stopDev, type DevRun } from "../support/dev-process";
 import { signInOverHttp } from "../support/http-sign-in";
 
 /**
@@ -14,71 +15,17 @@ import { signInOverHttp } from "../support/http-sign-in";
  * served before, and a start that fails must stop everything it started.
  */
 
-/** A start takes about 5 s here; this bounds a start that hangs, so its output is shown. */
-const START_TIMEOUT_MS = 90_000;
 let devDir: string;
-const started: ChildProcess[] = [];
+const started: DevRun[] = [];
 
-interface DevRun {
-  child: ChildProcess;
-  base: string;
-  output: () => string;
-  exited: Promise<number | null>;
+/** `npm run dev` in this test's folder, remembered for cleanup. */
+async function startDev(env: Record<string, string>): Promise<DevRun> {
+  const run = await startDevIn(devDir, env);
+  started.push(run);
+  return run;
 }
 
-/** Starts `npm run dev` and resolves once it printed its demo key, or once it exited. */
-async function startDev(env: Record<string, string>): Promise<DevRun & { up: boolean }> {
-  const port = await freePort();
-  // Always PGlite: an empty DATABASE_URL counts as unset.
-  const childEnv = {
-    ...process.env,
-    DEV_DIR: devDir,
-    PORT: String(port),
-    OIDC_PORT: String(await freePort()),
-    STRIPE_PORT: String(await freePort()),
-    DATABASE_URL: "",
-    ...env,
-  };
-  // Its own process group, so a test that fails can still stop wrangler and workerd under it.
-  const child = spawn("npm", ["run", "dev", "--silent"], { env: childEnv, detached: true, stdio: ["ignore", "pipe", "pipe"] });
-  started.push(child);
-  let text = "";
-  child.stdout?.on("data", (d: Buffer) => (text += d.toString()));
-  child.stderr?.on("data", (d: Buffer) => (text += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  const up = await Promise.race([
-    exited.then(() => false),
-    new Promise<boolean>((resolve) => setTimeout(() => resolve(false), START_TIMEOUT_MS).unref()),
-    new Promise<boolean>((resolve) => {
-      const poll = setInterval(() => {
-        if (/demo key\s+ods_live_/.test(text)) {
-          clearInterval(poll);
-          resolve(true);
-        }
-      }, 100);
-      void exited.then(() => clearInterval(poll));
-    }),
-  ]);
-  return { child, base: `http://127.0.0.1:${port}`, output: () => text, exited, up };
-}
-
-/** Ctrl-C, as a developer stops it: SIGINT to the whole process group; resolves once `npm run dev` has ended. */
-async function stopDev(run: DevRun): Promise<void> {
-  if (run.child.pid) process.kill(-run.child.pid, "SIGINT");
-  await run.exited;
-}
-
-/** Processes whose command line names this test's folder (wrangler and workerd run with paths in it), after a grace period to exit. */
-async function leftovers(): Promise<string[]> {
-  let found: string[] = [];
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const ps = spawnSync("pgrep", ["-af", devDir], { encoding: "utf8" });
-    found = ps.stdout.split("\n").filter((line) => line.trim() !== "" && !line.includes("pgrep"));
-    if (found.length === 0) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return found;
-}
+const leftovers = () => leftoversIn(devDir);
 
 async function seeded(dir: string, seed: number): Promise<string> {
   const backend = await openBackend({ dataDir: dir });
@@ -98,15 +45,7 @@ beforeAll(() => {
 });
 
 afterEach(() => {
-  for (const child of started.splice(0)) {
-    if (child.exitCode === null && child.pid) {
-      try {
-        process.kill(-child.pid, "SIGKILL");
-      } catch {
-        // already gone
-      }
-    }
-  }
+  for (const run of started.splice(0)) killDev(run);
 });
 
 afterAll(() => rmSync(devDir, { recursive: true, force: true }));
