@@ -12,13 +12,13 @@ import { openBackend } from "./sql-endpoint/sql-backend";
 import { startWorker, waitUntilUp } from "./lib/worker-process";
 import { startStripeStandIn } from "./lib/stripe-dev-server";
 
-/** The dev admin token: kept across runs so `npm run admin` keeps working (one of the old format is replaced). */
-function devAdminToken(): string {
-  const saved = existsSync(DEV_ADMIN_TOKEN_FILE) ? readFileSync(DEV_ADMIN_TOKEN_FILE, "utf8").trim() : "";
-  if (isWellFormedAdminToken(saved)) return saved;
-  const token = generateAdminToken();
-  writeFileSync(DEV_ADMIN_TOKEN_FILE, `${token}\n`, { mode: 0o600 });
-  return token;
+/** A secret of `npm run dev` kept in a file across runs: the saved one while it is well formed, else a new one (mode 0600). */
+function keptSecret(file: string, wellFormed: (text: string) => boolean, generate: () => string): string {
+  const saved = existsSync(file) ? readFileSync(file, "utf8").trim() : "";
+  if (wellFormed(saved)) return saved;
+  const secret = generate();
+  writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+  return secret;
 }
 
 /** Where the signing secret of the local webhook deliveries is kept, like the admin token. */
@@ -26,15 +26,6 @@ const DEV_STRIPE_WEBHOOK_SECRET_FILE = join(DEV_DIR, "stripe-webhook-secret");
 /** Any test-mode key: the local Stripe stand-in accepts only this one. */
 const DEV_STRIPE_SECRET_KEY = "sk_test_dev_local_stand_in";
 const DEV_STRIPE_PRICE_BASIC = "price_dev_basic";
-
-/** The webhook signing secret of `npm run dev`: made once, kept across runs. */
-function devStripeWebhookSecret(): string {
-  const saved = existsSync(DEV_STRIPE_WEBHOOK_SECRET_FILE) ? readFileSync(DEV_STRIPE_WEBHOOK_SECRET_FILE, "utf8").trim() : "";
-  if (/^whsec_[A-Za-z0-9]{32,}$/.test(saved)) return saved;
-  const secret = `whsec_${randomBytes(24).toString("hex")}`;
-  writeFileSync(DEV_STRIPE_WEBHOOK_SECRET_FILE, `${secret}\n`, { mode: 0o600 });
-  return secret;
-}
 
 /**
  * What belongs to one database rather than to the machine: the Worker's Durable Object and KV
@@ -95,7 +86,8 @@ async function main(): Promise<void> {
   const sqlServer = await startNeonHttpServer(backend, { password: sqlPassword, latencyMs: Number(process.env.NEON_LATENCY_MS ?? 0) });
   running.push({ name: "local SQL endpoint", stop: () => sqlServer.close() });
   const port = Number(process.env.PORT ?? 8787);
-  const adminToken = devAdminToken();
+  // Kept across runs so `npm run admin` keeps working (one of an older format is replaced).
+  const adminToken = keptSecret(DEV_ADMIN_TOKEN_FILE, isWellFormedAdminToken, generateAdminToken);
   // The dashboard signs in against a real OpenID provider of its own, next to the API.
   const oidc = await startDevOidcProvider({
     port: Number(process.env.OIDC_PORT ?? port + 1),
@@ -103,7 +95,11 @@ async function main(): Promise<void> {
   });
   running.push({ name: "OpenID provider", stop: () => oidc.close() });
   // Billing against a local stand-in for Stripe: its Checkout and portal pages send signed webhooks to the Worker.
-  const webhookSecret = devStripeWebhookSecret();
+  const webhookSecret = keptSecret(
+    DEV_STRIPE_WEBHOOK_SECRET_FILE,
+    (text) => /^whsec_[A-Za-z0-9]{32,}$/.test(text),
+    () => `whsec_${randomBytes(24).toString("hex")}`,
+  );
   const stripe = await startStripeStandIn({
     port: Number(process.env.STRIPE_PORT ?? port + 2),
     secretKey: DEV_STRIPE_SECRET_KEY,
