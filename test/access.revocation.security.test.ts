@@ -10,6 +10,7 @@ import { admin, bearer, newAccount, type TestAccount } from "./support/accounts"
 import { controlSql } from "./support/market-db";
 import { probeCall } from "./support/probe-app";
 import { expectError, testEnv } from "./support/worker";
+import { countedAlias, endpointTripsFor } from "./support/counted-database";
 
 const accountIdOf = async (account: TestAccount) => (await admin<{ id: number }>("GET", `/admin/accounts/${account.name}`)).body.id;
 const limiterOf = (accountId: number) => testEnv.ACCOUNT_LIMITER.getByName(String(accountId));
@@ -114,16 +115,12 @@ describe("a revocation whose push fails", () => {
  * round trips per name), and the "control" name the Durable Objects use.
  */
 function countedControl(): { env: typeof testEnv; edgeTrips: () => Promise<number>; controlTrips: () => Promise<number> } {
-  const name = `control_${crypto.randomUUID().replace(/-/g, "").slice(0, 12)}`;
-  const url = new URL(testEnv.CONTROL_DATABASE_URL);
-  const stats = (db: string) => `http://${url.host}/stats?database=${db}`;
-  const trips = async (db: string) => (await (await fetch(stats(db))).json<{ requests: number }>()).requests;
-  const controlName = url.pathname.slice(1);
-  url.pathname = `/${name}`;
+  const { url, trips } = countedAlias(testEnv.CONTROL_DATABASE_URL, "control");
+  const controlName = new URL(testEnv.CONTROL_DATABASE_URL).pathname.slice(1);
   return {
-    env: { ...testEnv, CONTROL_DATABASE_URL: url.toString() },
-    edgeTrips: () => trips(name),
-    controlTrips: () => trips(controlName),
+    env: { ...testEnv, CONTROL_DATABASE_URL: url },
+    edgeTrips: trips,
+    controlTrips: () => endpointTripsFor(testEnv.CONTROL_DATABASE_URL, controlName),
   };
 }
 

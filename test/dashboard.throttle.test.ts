@@ -7,6 +7,7 @@ import { admin } from "./support/accounts";
 import { page, post, SESSION_COOKIE, sessionSecrets, signedInAccount } from "./support/dashboard";
 import { controlSql } from "./support/market-db";
 import { call, callWith, expectError, testEnv } from "./support/worker";
+import { countedAlias } from "./support/counted-database";
 
 /** Per-client budget of /dashboard/* and of the webhook (wrangler.toml DASHBOARD_RATE_LIMITER). */
 const CLIENT_LIMIT = 300;
@@ -27,14 +28,8 @@ async function freshWindow(needMs = 25_000): Promise<void> {
  * database name, so this test's control-plane queries are counted apart from every other's.
  */
 function countedControl(): { env: { CONTROL_DATABASE_URL: string }; trips: () => Promise<number> } {
-  const name = `control_${crypto.randomUUID().replace(/-/g, "").slice(0, 12)}`;
-  const url = new URL(testEnv.CONTROL_DATABASE_URL);
-  const stats = `http://${url.host}/stats?database=${name}`;
-  url.pathname = `/${name}`;
-  return {
-    env: { CONTROL_DATABASE_URL: url.toString() },
-    trips: async () => (await (await fetch(stats)).json<{ requests: number }>()).requests,
-  };
+  const { url, trips } = countedAlias(testEnv.CONTROL_DATABASE_URL, "control");
+  return { env: { CONTROL_DATABASE_URL: url }, trips };
 }
 
 /** A made-up but well-formed session token: the current shape, or the shape issued before tokens carried a MAC. */

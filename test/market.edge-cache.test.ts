@@ -7,20 +7,15 @@ import { contractBody } from "./support/contract";
 import { READ_PER_REQUEST, sampleRequests } from "./support/sample-requests";
 import { bumpMarketVersion, etToday, marketSql } from "./support/market-db";
 import { callWith, testEnv } from "./support/worker";
+import { countedAlias } from "./support/counted-database";
 
 /**
  * The same market database under a name of its own: the local endpoint counts round trips per
  * database name, so this file's requests are counted apart from every other test's.
  */
 function countedMarket(): { env: { MARKET_DATABASE_URL: string }; trips: () => Promise<number> } {
-  const name = `market_${crypto.randomUUID().replace(/-/g, "").slice(0, 12)}`;
-  const url = new URL(testEnv.MARKET_DATABASE_URL);
-  const stats = `http://${url.host}/stats?database=${name}`;
-  url.pathname = `/${name}`;
-  return {
-    env: { MARKET_DATABASE_URL: url.toString() },
-    trips: async () => (await (await fetch(stats)).json<{ requests: number }>()).requests,
-  };
+  const { url, trips } = countedAlias(testEnv.MARKET_DATABASE_URL, "market");
+  return { env: { MARKET_DATABASE_URL: url }, trips };
 }
 
 const snapshotVersion = async () => Number((await marketSql().query("select version from market_state"))[0]!.version);

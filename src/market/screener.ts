@@ -36,27 +36,42 @@ export function screenCountQuery(db: Database, screen: CompiledScreen) {
 }
 
 /**
- * A page of a screen (`limit` rows from `offset`) and its capped count in one round trip: the
- * count runs last under a statement timeout of `countBudgetMs`. Past it Postgres cancels the
- * count, which fails the whole batch; the page alone is then read again (a second trip, only on
- * that path) and the count is null.
+ * Postgres' own deadline for a screen's page: what is left of the round trip's deadline
+ * (`QUERY_TIMEOUT_MS`, less a tenth for the trip itself) after the count's budget, so Postgres
+ * stops the work before the client gives up on it.
+ */
+export function pageBudgetMs(queryTimeoutMs: number, countBudgetMs: number): number {
+  return Math.max(1, Math.floor(queryTimeoutMs * 0.9) - countBudgetMs);
+}
+
+const statementTimeout = (db: Database, ms: number) => db.execute(sql`select set_config('statement_timeout', ${String(ms)}, true)`);
+
+/**
+ * A page of a screen (`limit` rows from `offset`) and its capped count in one round trip, each
+ * under a statement timeout of its own: the count first (`countBudgetMs`), then the page. A
+ * cancelled statement fails the whole batch; one cancelled before the page's budget could have
+ * passed is the count's, and the page — which never ran — is read alone (a second trip, only on
+ * that path) with a null count. A cancelled page is a `query_timeout`: it is never run twice.
  */
 export async function runScreen(
   db: Database,
   screen: CompiledScreen,
   limit: number,
   offset: number,
-  countBudgetMs: number,
+  budgets: { countMs: number; pageMs: number },
 ): Promise<ScreenResult> {
+  const started = Date.now();
   try {
-    const [rows, , counted] = await db.batch([
-      screenPageQuery(db, screen, limit, offset),
-      db.execute(sql`select set_config('statement_timeout', ${String(countBudgetMs)}, true)`),
+    const [, counted, , rows] = await db.batch([
+      statementTimeout(db, budgets.countMs),
       screenCountQuery(db, screen),
+      statementTimeout(db, budgets.pageMs),
+      screenPageQuery(db, screen, limit, offset),
     ]);
     return { rows, count: counted[0]?.n ?? 0 };
   } catch (err) {
-    if (!isStatementTimeout(err)) throw err;
-    return { rows: await screenPageQuery(db, screen, limit, offset), count: null };
+    if (!isStatementTimeout(err) || Date.now() - started >= budgets.pageMs) throw err;
   }
+  const [, rows] = await db.batch([statementTimeout(db, budgets.pageMs), screenPageQuery(db, screen, limit, offset)]);
+  return { rows, count: null };
 }

@@ -3,9 +3,10 @@ import { round } from "../../domain/round";
 import { marketDatabase } from "../../db/for-request";
 import { isoTimestamp } from "../../db/timestamps";
 import { intParam } from "../../http/query-params";
+import { withinQueryBudget } from "../../http/query-timeout";
 import { requestNow } from "../../http/request-clock";
 import { defineRoute } from "../../http/route";
-import { runScreen, SCREENER_COUNT_CAP, type ScreenerRow } from "../../market/screener";
+import { pageBudgetMs, runScreen, SCREENER_COUNT_CAP, type ScreenerRow } from "../../market/screener";
 import { compileScreen } from "../../screener/compile";
 import { fieldTableMarkdown, operationTableMarkdown } from "../../screener/reference";
 import { MAX_PAGE, ScreenBody, screenRules, type ScreenBodyInput } from "./screen-body";
@@ -191,6 +192,7 @@ export const screenRoute = defineRoute({
   description:
     "Option contracts matching every filter rule, in the order of the sort rules (default: option key; with one underlying " +
     `pinned, expiration then strike), the option key breaking ties. Pages of at most ${MAX_PAGE_SIZE}, whatever the plan. ` +
+    "A page past its time budget gives 503 query_timeout with Retry-After. " +
     "A filter rule is `{field, operation, value}`; the fields and operations:\n\n" +
     fieldTableMarkdown() +
     "\n\n" +
@@ -206,17 +208,17 @@ export const screenRoute = defineRoute({
   }),
   body: ScreenBody,
   response: { description: "A page of matching contracts.", schema: ScreenerResponseSchema },
-  errors: ["invalid_body", "invalid_range"],
+  errors: ["invalid_body", "invalid_range", "query_timeout"],
   handler: async (c, { query, body }) => {
     const input = body ?? {};
     const { page, pageSize } = pagination(input, query);
     const screen = compileScreen(screenRules(input), requestNow(c));
-    const { rows, count } = await runScreen(
-      marketDatabase(c),
-      screen,
-      pageSize + 1,
-      (page - 1) * pageSize,
-      c.get("config").SCREENER_COUNT_BUDGET_MS,
+    const { QUERY_TIMEOUT_MS, SCREENER_COUNT_BUDGET_MS } = c.get("config");
+    const { rows, count } = await withinQueryBudget(
+      runScreen(marketDatabase(c), screen, pageSize + 1, (page - 1) * pageSize, {
+        countMs: SCREENER_COUNT_BUDGET_MS,
+        pageMs: pageBudgetMs(QUERY_TIMEOUT_MS, SCREENER_COUNT_BUDGET_MS),
+      }),
     );
     return {
       count: count ?? -1,
