@@ -1,4 +1,4 @@
-import { generateAdminToken } from "../src/access/admin-token";
+import { generateAdminToken } from "../src/domain/admin-token";
 import { AdminClient, type AdminResult } from "./lib/admin-client";
 
 const USAGE = `usage: npm run admin -- <command> [--json]

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { generateAdminToken } from "../src/access/admin-token";
+import { generateAdminToken } from "../src/domain/admin-token";
 import { AdminClient } from "./lib/admin-client";
 import { databaseUrl, DEV_DATA_DIR, parseArgs } from "./lib/config";
 import { freePort } from "./lib/free-port";

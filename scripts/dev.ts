@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { generateAdminToken, isWellFormedAdminToken } from "../src/access/admin-token";
+import { generateAdminToken, isWellFormedAdminToken } from "../src/domain/admin-token";
 import { AdminClient, DEV_ADMIN_TOKEN_FILE, DEV_ADMIN_URL_FILE } from "./lib/admin-client";
 import { databaseUrl, DEV_DATA_DIR, DEV_DIR, MIGRATIONS_DIR } from "./lib/config";
 import { ensureDemoKey } from "./lib/demo-account";

@@ -1,7 +1,6 @@
 import type { PlanLimits } from "./domain/plans";
 import type { Bindings, Config } from "./env";
 import type { EntitlementView, UsageView } from "./limits/admission";
-import type { DashboardSession } from "./dashboard/sessions";
 
 /** Where validated input comes from: path parameters, query string, JSON body. */
 export type InputTarget = "param" | "query" | "json";
@@ -29,8 +28,6 @@ export interface AppEnv {
     requestId: string;
     config: Config;
     account: AccountContext;
-    /** The signed-in dashboard user, set on the dashboard's pages behind sign-in. */
-    session: DashboardSession;
     /** The description of this app's routes (`/openapi.json`). */
     apiDescription: DescriptionSource;
   };

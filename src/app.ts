@@ -4,8 +4,8 @@ import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "./app-env";
 import { adminAudit, adminGate, adminServedHere } from "./access/admin-gate";
 import { mountBillingWebhook } from "./billing/webhook";
-import { mountApiReference } from "./dashboard/docs";
-import { mountDashboard } from "./dashboard/routes";
+import { mountApiReference } from "./reference/docs-page";
+import { dashboard } from "./dashboard/app";
 import { accessGate } from "./access/gates";
 import { isDatabaseUnavailable } from "./db/errors";
 import { configure } from "./http/configure";
@@ -89,7 +89,7 @@ export function newApp(routes: readonly RouteSpec[]): Hono<AppEnv> {
   }
 
   mountBillingWebhook(app);
-  mountDashboard(app);
+  app.route("/dashboard", dashboard);
   mountApiReference(app);
 
   app.all("*", (c) => {

@@ -3,8 +3,8 @@ import type { Bindings } from "./env";
 import { runFlowRetention } from "./jobs/flow-retention";
 import { routes } from "./routes";
 
-export { AccountLimiter } from "./durable-objects/account-limiter";
-export { AuthGuard } from "./durable-objects/auth-guard";
+export { AccountLimiter } from "../durable-objects/account-limiter";
+export { AuthGuard } from "../durable-objects/auth-guard";
 
 const app = newApp(routes);
 

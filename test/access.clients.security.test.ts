@@ -1,7 +1,7 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { generateApiKey } from "../src/access/api-key";
-import { AUTH_FAILURE_LIMIT, AUTH_FAILURE_WINDOW_MS } from "../src/durable-objects/auth-guard";
+import { generateApiKey } from "../src/domain/api-key";
+import { AUTH_FAILURE_LIMIT, AUTH_FAILURE_WINDOW_MS } from "../src/limits/lockout";
 import { clientKey } from "../src/http/client-ip";
 import { ADMIN_TOKEN, bearer } from "./support/accounts";
 import { call, callWith, expectError, testEnv } from "./support/worker";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { generateApiKey } from "../src/access/api-key";
+import { generateApiKey } from "../src/domain/api-key";
 import { bearer, newAccount } from "./support/accounts";
 import { probeCall } from "./support/probe-app";
 import { call, callWith, expectError, testEnv } from "./support/worker";

@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { hashApiKey } from "../src/access/api-key";
+import { hashApiKey } from "../src/domain/api-key";
 import { database, useNeonEndpoint } from "../src/db/client";
 import { apiKeys } from "../src/db/schema";
 import { evaluateEntitlement, PAST_DUE_GRACE_DAYS, type EntitlementSnapshot } from "../src/domain/entitlement";

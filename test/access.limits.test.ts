@@ -1,7 +1,7 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { LEASE_MS } from "../src/limits/admission";
-import { Leases } from "../src/limits/leases";
+import { Leases } from "../durable-objects/leases";
 import { ADMIN_TOKEN, bearer, newAccount, type TestAccount } from "./support/accounts";
 import { probeCall } from "./support/probe-app";
 import { call, expectError, testEnv } from "./support/worker";

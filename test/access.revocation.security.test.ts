@@ -1,6 +1,6 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
-import { displayPrefix, generateApiKey, hashApiKey } from "../src/access/api-key";
+import { displayPrefix, generateApiKey, hashApiKey } from "../src/domain/api-key";
 import { ControlPlane } from "../src/control/control-plane";
 import { loadEntitlementSnapshot } from "../src/control/snapshot";
 import { database } from "../src/db/client";
@@ -90,7 +90,7 @@ describe("versioned entitlement snapshots", () => {
     const account = await newAccount();
     const id = await accountIdOf(account);
     const lost = new ControlPlane(controlDb(), { pushSnapshot: () => Promise.reject(new Error("object unreachable")) });
-    const created = await lost.createKey(account.name);
+    const created = await lost.keys.create(account.name);
     if (!created.ok) throw new Error(created.message);
     expect((await storedSnapshot(id))!.activeKeyIds).not.toContain(created.value.id);
     await new Promise((r) => setTimeout(r, 1_100));
@@ -103,7 +103,7 @@ describe("a revocation whose push fails", () => {
     const account = await newAccount();
     const key = account.keys[0]!;
     const lost = new ControlPlane(controlDb(), { pushSnapshot: () => Promise.reject(new Error("object unreachable")) });
-    const revoked = await lost.revokeKey(key.id);
+    const revoked = await lost.keys.revoke(key.id);
     expect(revoked).toMatchObject({ ok: true, value: { id: key.id, revokedAt: expect.any(String) } });
     const [row] = await controlSql().query("select revoked_at from api_keys where id = $1", [key.id]);
     expect(row!.revoked_at).not.toBeNull();
@@ -212,7 +212,7 @@ describe("the account's object and keys it does not list", () => {
     const id = await accountIdOf(account);
     const { controlTrips } = countedControl();
     const lost = new ControlPlane(controlDb(), { pushSnapshot: () => Promise.reject(new Error("object unreachable")) });
-    const created = await lost.createKey(account.name);
+    const created = await lost.keys.create(account.name);
     if (!created.ok) throw new Error(created.message);
     expect((await storedSnapshot(id))!.maxKeyId).toBeLessThan(created.value.id);
     await new Promise((r) => setTimeout(r, 1_100));

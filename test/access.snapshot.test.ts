@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { displayPrefix, generateApiKey, hashApiKey } from "../src/access/api-key";
+import { displayPrefix, generateApiKey, hashApiKey } from "../src/domain/api-key";
 import { bearer } from "./support/accounts";
 import { controlSql } from "./support/market-db";
 import { probeCall } from "./support/probe-app";

@@ -1,8 +1,8 @@
 import { createExecutionContext, runInDurableObject, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { adminCallRecord } from "../src/access/admin-gate";
-import { generateAdminToken, isWellFormedAdminToken } from "../src/access/admin-token";
-import { AUTH_FAILURE_LIMIT } from "../src/durable-objects/auth-guard";
+import { generateAdminToken, isWellFormedAdminToken } from "../src/domain/admin-token";
+import { AUTH_FAILURE_LIMIT } from "../src/limits/lockout";
 import type { Bindings } from "../src/env";
 import worker from "../src/index";
 import { ADMIN_TOKEN, admin } from "./support/accounts";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checksumOf, crc32, displayPrefix, generateApiKey, hashApiKey, isWellFormedKey, KEY_LENGTH } from "../src/access/api-key";
+import { checksumOf, crc32, displayPrefix, generateApiKey, hashApiKey, isWellFormedKey, KEY_LENGTH } from "../src/domain/api-key";
 
 describe("API key format", () => {
   it("generates 58-character keys with the ods_live_ prefix and a valid checksum", () => {

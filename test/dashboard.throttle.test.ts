@@ -1,6 +1,6 @@
 import Stripe from "stripe";
 import { describe, expect, it } from "vitest";
-import { randomBase62 } from "../src/access/api-key";
+import { randomBase62 } from "../src/domain/api-key";
 import { sha256Hex } from "../src/crypto/sha256";
 import { newSessionToken } from "../src/dashboard/sessions";
 import { admin } from "./support/accounts";

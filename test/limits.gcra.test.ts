@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { STANDARD_LIMITS } from "../src/domain/plans";
-import { gcra, perMinuteQuota } from "../src/limits/gcra";
+import { gcra, perMinuteQuota } from "../durable-objects/gcra";
 
 const ACCOUNT_QUOTA = perMinuteQuota(STANDARD_LIMITS.requestsPerMinute);
 

@@ -1,6 +1,6 @@
 import { database, useNeonEndpoint } from "../../src/db/client";
 import { addDays, todayInNewYork } from "../../src/domain/calendar";
-import { benchGex } from "../../src/analytics/gex-bench";
+import { benchGex } from "./gex-analytics";
 import { chainPageQuery } from "../../src/market/chain";
 import { optionQuotesQuery } from "../../src/market/option-quotes";
 import { screenCountQuery, screenPageQuery } from "../../src/market/screener";

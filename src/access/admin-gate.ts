@@ -1,11 +1,12 @@
 import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../app-env";
-import { rememberedLockout, rememberLockout } from "../durable-objects/lockout-memory";
+import { rememberedLockout, rememberLockout } from "./lockout-memory";
 import { clientIp } from "../http/client-ip";
 import { ApiError, noEndpoint } from "../http/errors";
-import { isWellFormedAdminToken } from "./admin-token";
+import { isWellFormedAdminToken } from "../domain/admin-token";
 import { authenticationFailed, lockedOut } from "./authenticate";
 import { secretsEqual } from "./secrets";
+import { LIMITER_RETRY_AFTER_SECONDS } from "../http/limiter-window";
 
 const ADMIN_REALM = 'realm="options-data-service-admin"';
 
@@ -36,7 +37,9 @@ export const adminGate: MiddlewareHandler<AppEnv> = async (c, next) => {
   const ip = clientIp(c);
   const { success } = await c.env.ADMIN_RATE_LIMITER.limit({ key: ip });
   if (!success) {
-    throw new ApiError("rate_limited", "Too many admin calls from this address; slow down.", { headers: { "Retry-After": "60" } });
+    throw new ApiError("rate_limited", "Too many admin calls from this address; slow down.", {
+      headers: { "Retry-After": LIMITER_RETRY_AFTER_SECONDS },
+    });
   }
   const remembered = rememberedLockout(ip);
   if (remembered > 0) throw lockedOut(remembered);

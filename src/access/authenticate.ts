@@ -1,11 +1,11 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../app-env";
-import { controlDatabase } from "../db/for-request";
 import { clientIp } from "../http/client-ip";
 import { ApiError } from "../http/errors";
 import { readCredentials } from "./credentials";
-import { rememberedLockout, rememberLockout } from "../durable-objects/lockout-memory";
+import { rememberedLockout, rememberLockout } from "./lockout-memory";
 import { resolveKey, type ResolvedKey } from "./resolve-key";
+import { services } from "../services";
 
 const REALM = 'realm="options-data-service"';
 
@@ -67,7 +67,7 @@ export async function authenticate(c: Context<AppEnv>): Promise<ResolvedKey & { 
   const identity = await resolveKey(credentials.key, {
     cache: c.env.KEY_CACHE,
     beforeLookup: () => allowKeyLookup(c),
-    db: () => controlDatabase(c),
+    db: () => services(c).control,
     defer: (p) => c.executionCtx.waitUntil(p),
   });
   if (!identity || identity.revoked) return authenticationFailed(c, "invalid_api_key", REVOKED_OR_UNKNOWN);

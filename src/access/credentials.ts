@@ -1,4 +1,4 @@
-import { isWellFormedKey, KEY_LENGTH, KEY_PREFIX } from "./api-key";
+import { isWellFormedKey, KEY_LENGTH, KEY_PREFIX } from "../domain/api-key";
 
 export const SESSION_TOKEN_PREFIX = "ods_sess_";
 /** Prefixes of key formats we issued before and no longer accept. */

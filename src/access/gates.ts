@@ -5,15 +5,18 @@ import { clientIp } from "../http/client-ip";
 import { ApiError } from "../http/errors";
 import { setRateHeaders } from "../http/limit-headers";
 import type { Access } from "../http/route";
-import { displayPrefix } from "./api-key";
+import { displayPrefix } from "../domain/api-key";
 import { admit, release } from "./admit";
 import { authenticate } from "./authenticate";
+import { LIMITER_RETRY_AFTER_SECONDS } from "../http/limiter-window";
 
 /** Per-IP limit of the unauthenticated routes (Workers Rate Limiting binding). */
 const publicGate: MiddlewareHandler<AppEnv> = async (c, next) => {
   const { success } = await c.env.PUBLIC_RATE_LIMITER.limit({ key: clientIp(c) });
   if (!success) {
-    throw new ApiError("rate_limited", "Too many requests from this address; slow down.", { headers: { "Retry-After": "60" } });
+    throw new ApiError("rate_limited", "Too many requests from this address; slow down.", {
+      headers: { "Retry-After": LIMITER_RETRY_AFTER_SECONDS },
+    });
   }
   await next();
 };

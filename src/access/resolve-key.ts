@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { apiKeys } from "../db/schema";
-import { hashApiKey } from "./api-key";
+import { hashApiKey } from "../domain/api-key";
 
 export interface KeyIdentity {
   accountId: number;

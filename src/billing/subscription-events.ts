@@ -1,11 +1,11 @@
 import type Stripe from "stripe";
-import { SUBSCRIPTION_STATUSES, type ProviderSubscriptionState, type SubscriptionStatus } from "../control/control-plane";
+import type { ProviderSubscriptionState } from "../control/billing-events";
+import { isSubscriptionStatus, type SubscriptionStatus } from "../domain/subscription-status";
 
 const idOf = (ref: string | { id: string } | null | undefined): string | null =>
   ref == null ? null : typeof ref === "string" ? ref : ref.id;
 
-const statusOf = (status: string): SubscriptionStatus =>
-  (SUBSCRIPTION_STATUSES as readonly string[]).includes(status) ? (status as SubscriptionStatus) : "incomplete";
+const statusOf = (status: string): SubscriptionStatus => (isSubscriptionStatus(status) ? status : "incomplete");
 
 /** The events that trigger a read of a subscription: they say that it changed, not what it is now. */
 const SUBSCRIPTION_EVENTS = new Set([

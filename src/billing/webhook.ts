@@ -1,13 +1,13 @@
 import type { Hono, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { AppEnv } from "../app-env";
-import { controlPlaneFor } from "../control/for-request";
 import { API_PLAN } from "../domain/entitlement";
-import { RETRY_AFTER_SECONDS } from "../dashboard/throttle";
+import { LIMITER_RETRY_AFTER_SECONDS } from "../http/limiter-window";
 import { clientIp } from "../http/client-ip";
 import { ApiError, noEndpoint } from "../http/errors";
 import { billingSettings, Stripe, stripeClient, verifiedEvent } from "./stripe-client";
 import { subscriptionIdOf, subscriptionState } from "./subscription-events";
+import { services } from "../services";
 
 /** Stripe events are small; anything larger is not one of them. */
 const MAX_PAYLOAD_BYTES = 512 * 1024;
@@ -17,7 +17,7 @@ const webhookClientLimit: MiddlewareHandler<AppEnv> = async (c, next) => {
   const { success } = await c.env.DASHBOARD_RATE_LIMITER.limit({ key: `webhook:${clientIp(c)}` });
   if (!success) {
     throw new ApiError("rate_limited", "Too many requests from this address; slow down.", {
-      headers: { "Retry-After": RETRY_AFTER_SECONDS },
+      headers: { "Retry-After": LIMITER_RETRY_AFTER_SECONDS },
     });
   }
   await next();
@@ -63,8 +63,8 @@ export function mountBillingWebhook(app: Hono<AppEnv>): void {
     const subscriptionId = subscriptionIdOf(event);
     // Event types we do not act on, and invoices of no subscription, are acknowledged so Stripe does not retry them.
     if (!subscriptionId) return c.json({ received: true, outcome: "ignored" });
-    const control = controlPlaneFor(c);
-    if (await control.billingEventApplied(event.id)) return c.json({ received: true, outcome: "duplicate" });
+    const control = services(c).controlPlane;
+    if (await control.billing.eventApplied(event.id)) return c.json({ received: true, outcome: "duplicate" });
 
     const syncedAt = Date.now();
     let subscription: Stripe.Subscription;
@@ -84,7 +84,7 @@ export function mountBillingWebhook(app: Hono<AppEnv>): void {
     }
 
     const state = subscriptionState(subscription, { priceBasic: settings.priceBasic, eventCreated: event.created, syncedAt });
-    const { outcome } = await control.applyProviderSubscription({ id: event.id, type: event.type }, state, {
+    const { outcome } = await control.billing.applyProviderSubscription({ id: event.id, type: event.type }, state, {
       plan: API_PLAN,
       priceId: settings.priceBasic,
     });

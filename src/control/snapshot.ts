@@ -8,7 +8,7 @@ import type { EntitlementSnapshot } from "../domain/entitlement";
  * Reads an account's entitlement snapshot from the control-plane database in one round trip, as
  * one transaction: the version and the state it describes are read together. The active keys and
  * the highest key id come from one statement, so they describe the same moment: every key of the
- * account with an id at or below `maxKeyId` is visible to it (`createKey` serialises an account's
+ * account with an id at or below `maxKeyId` is visible to it (`Keys.create` serialises an account's
  * insertions, so its ids are committed in order), and one of them missing from `activeKeyIds` is
  * revoked or deleted.
  */

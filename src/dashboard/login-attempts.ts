@@ -1,5 +1,5 @@
 import { and, eq, gt, lt } from "drizzle-orm";
-import { randomBase62 } from "../access/api-key";
+import { randomBase62 } from "../domain/api-key";
 import { sha256Hex } from "../crypto/sha256";
 import type { Database } from "../db/client";
 import { loginAttempts } from "../db/schema";

@@ -1,10 +1,19 @@
 import * as oauth from "oauth4webapi";
+import type { Config } from "../env";
 
 /** The OpenID client the dashboard signs in with (`OIDC_ISSUER`, `OIDC_CLIENT_ID`, `OIDC_CLIENT_SECRET`). */
 export interface OidcSettings {
   issuer: string;
   clientId: string;
   clientSecret: string;
+}
+
+/** The configured client, or undefined when single sign-on is not configured. */
+export function oidcSettings(config: Config): OidcSettings | undefined {
+  const { OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET } = config;
+  return OIDC_ISSUER && OIDC_CLIENT_ID && OIDC_CLIENT_SECRET
+    ? { issuer: OIDC_ISSUER, clientId: OIDC_CLIENT_ID, clientSecret: OIDC_CLIENT_SECRET }
+    : undefined;
 }
 
 /** What one authorization request must find again at its callback. */

@@ -1,6 +1,7 @@
 import { html } from "hono/html";
 import type { HtmlEscapedString } from "hono/utils/html";
-import type { AccountView, KeyView } from "../control/control-plane";
+import type { AccountView } from "../control/accounts";
+import type { KeyView } from "../control/keys";
 
 type Markup = HtmlEscapedString | Promise<HtmlEscapedString>;
 

@@ -1,5 +1,5 @@
 import { and, eq, gt, isNull, sql } from "drizzle-orm";
-import { randomBase62 } from "../access/api-key";
+import { randomBase62 } from "../domain/api-key";
 import { SESSION_TOKEN_PREFIX } from "../access/credentials";
 import { secretsEqual } from "../access/secrets";
 import { hmacSha256 } from "../crypto/hmac";

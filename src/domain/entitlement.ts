@@ -1,7 +1,6 @@
+import type { EntitlementReason } from "./entitlement-reasons";
 import { planById } from "./plans";
 import { DAY_MS } from "./time";
-
-export type EntitlementReason = "subscription_required" | "subscription_inactive" | "trial_ended" | "plan_upgrade_required";
 
 /** What the control plane knows about an account's access; pushed to its Durable Object. */
 export interface EntitlementSnapshot {

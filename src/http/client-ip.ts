@@ -49,12 +49,12 @@ export function clientKey(address: string | undefined): string {
  * Stripe's webhook deliveries come to the Worker directly, not through our edge proxy: their
  * signature authenticates them (src/billing/webhook.ts), so origin authentication does not apply.
  */
-export function isSignedWebhook(c: Context<AppEnv>): boolean {
+export function isSignedWebhook<E extends AppEnv>(c: Context<E>): boolean {
   return c.req.method === "POST" && c.req.path === "/webhooks/stripe";
 }
 
 /** Whether the request came through our edge proxy: origin authentication configured (and passed by the time this runs). */
-export function viaEdgeProxy(c: Context<AppEnv>): boolean {
+export function viaEdgeProxy<E extends AppEnv>(c: Context<E>): boolean {
   return c.get("config").ORIGIN_AUTH_SECRETS.length > 0 && !isSignedWebhook(c);
 }
 
@@ -63,6 +63,6 @@ export function viaEdgeProxy(c: Context<AppEnv>): boolean {
  * so the client's comes from the header the proxy sets (`CLIENT_IP_HEADER`, required valid by
  * origin authentication); without origin authentication that header is never trusted.
  */
-export function clientIp(c: Context<AppEnv>): string {
+export function clientIp<E extends AppEnv>(c: Context<E>): string {
   return clientKey(c.req.header(viaEdgeProxy(c) ? c.get("config").CLIENT_IP_HEADER : "CF-Connecting-IP"));
 }

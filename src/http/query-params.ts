@@ -1,9 +1,8 @@
 import { z } from "zod";
 import { isCalendarDate } from "../domain/calendar";
+import { DECIMAL_TEXT } from "../domain/decimal-text";
 import { ApiError } from "./errors";
 
-/** A plain decimal number as text: no hex, exponents or NaN. */
-export const DECIMAL_TEXT = /^\s*-?\d+(\.\d+)?\s*$/;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /** Blank values mean "not given"; anything that is not a plain decimal number fails (no hex, exponents or NaN). */

@@ -1,8 +1,7 @@
-import { boundQueries, database, useNeonEndpoint } from "../db/client";
+import { workerDatabase } from "../db/worker-database";
 import { todayInNewYork } from "../domain/calendar";
 import { retentionStart } from "../domain/flow-window";
 import type { Bindings } from "../env";
-import { configFrom } from "../env";
 import { pruneFlowPrints } from "../market/flow-retention";
 
 export interface RetentionRun {
@@ -16,11 +15,8 @@ export interface RetentionRun {
  * sessions `/v1/flow` serves, counted from the run's ET date) are deleted in short batches.
  */
 export async function runFlowRetention(env: Bindings, at: Date): Promise<RetentionRun> {
-  const config = configFrom(env);
-  useNeonEndpoint(config.NEON_HTTP_ENDPOINT);
-  boundQueries(config.QUERY_TIMEOUT_MS);
   const keptFrom = retentionStart(todayInNewYork(at));
-  const deleted = await pruneFlowPrints(database(config.MARKET_DATABASE_URL), keptFrom);
+  const deleted = await pruneFlowPrints(workerDatabase(env, "market"), keptFrom);
   console.log(JSON.stringify({ level: "info", job: "flow-retention", keptFrom, deleted }));
   return { keptFrom, deleted };
 }

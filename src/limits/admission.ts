@@ -1,4 +1,4 @@
-import type { EntitlementReason } from "../domain/entitlement";
+import type { EntitlementReason } from "../domain/entitlement-reasons";
 
 /** Rate-limit state as the X-RateLimit-* headers report it. */
 export interface RateState {

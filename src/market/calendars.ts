@@ -1,7 +1,7 @@
 import { and, asc, eq, gte, lte, sql } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { dividends, earnings, underlyings } from "../db/schema";
-import { readWithSnapshot, type Derived } from "./snapshot-derived";
+import { readWithSnapshot, type Derived } from "./snapshot";
 
 /** An inclusive window of ET dates (YYYY-MM-DD), optionally one symbol. */
 export interface CalendarWindow {

@@ -2,7 +2,7 @@ import { and, asc, eq, gt, gte, lte, or, sql, type SQL } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { optionQuotes } from "../db/schema";
 import { optionQuoteColumns } from "./option-quotes";
-import { readWithSnapshot, type Derived } from "./snapshot-derived";
+import { readWithSnapshot, type Derived } from "./snapshot";
 import { underlyingQuery } from "./underlyings";
 
 export interface ChainFilter {

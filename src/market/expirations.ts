@@ -1,7 +1,7 @@
 import { asc, eq } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { optionQuotes } from "../db/schema";
-import { readWithSnapshot, type Derived } from "./snapshot-derived";
+import { readWithSnapshot, type Derived } from "./snapshot";
 import { underlyingQuery } from "./underlyings";
 
 /** An underlying's listed expirations; `exists` false for a symbol outside the universe. */

@@ -4,8 +4,7 @@ import type { Database } from "../db/client";
 import { isoTimestamp } from "../db/timestamps";
 import { equityQuotes, marketState, optionQuotes, underlyings } from "../db/schema";
 import { expiryInstant, yearsToExpiry, yearsUntil } from "../domain/market-clock";
-import type { MarketSnapshot } from "./snapshot-cache";
-import { readWithSnapshot, type Derived } from "./snapshot-derived";
+import { readWithSnapshot, type Derived, type MarketSnapshot } from "./snapshot";
 
 /** One underlying's listed contracts in an expiration window, priced as of their quote times. */
 export interface GexChain {

@@ -2,7 +2,7 @@ import { inArray } from "drizzle-orm";
 import type { QuoteAnalytics } from "../analytics/quote-analytics";
 import type { Database } from "../db/client";
 import { optionQuotes } from "../db/schema";
-import { readWithSnapshot, type Derived } from "./snapshot-derived";
+import { readWithSnapshot, type Derived } from "./snapshot";
 
 /** An `option_quotes` row as the market queries select it. */
 export interface OptionQuoteRow extends QuoteAnalytics {

@@ -4,7 +4,7 @@ import type { IvObservation } from "../analytics/iv-rank";
 import type { Database } from "../db/client";
 import { ivDaily, marketState } from "../db/schema";
 import { gexChain, gexContractsQuery, gexUnderlyingQuery, marketTermsQuery } from "./gamma-exposure";
-import { readWithSnapshot, type Derived } from "./snapshot-derived";
+import { readWithSnapshot, type Derived } from "./snapshot";
 
 /** The chain read for a current IV when the session has no stored one: enough expiries to bracket 30 days. */
 const ATM_CHAIN_DAYS = 100;

@@ -2,8 +2,7 @@ import { and, sql, type SQL } from "drizzle-orm";
 import { addDays, isCalendarDate, newYorkInstant, todayInNewYork } from "../domain/calendar";
 import { TICKER } from "../domain/symbols";
 import { screenerContracts as t } from "../db/schema";
-import { ApiError } from "../http/errors";
-import { DECIMAL_TEXT } from "../http/query-params";
+import { DECIMAL_TEXT } from "../domain/decimal-text";
 import { screenerField, type ScreenerField } from "./fields";
 import { COMPARISONS, SORT_DIRECTIONS, UNSUPPORTED_OPERATIONS, type Comparison } from "./operations";
 
@@ -39,7 +38,12 @@ const numeric = (value: unknown) =>
   typeof value === "number" ? value : typeof value === "string" && DECIMAL_TEXT.test(value) ? Number(value) : NaN;
 const omitted = (value: unknown) => value === undefined || value === null || value === "";
 
-const bad = (message: string) => new ApiError("invalid_body", message);
+/** A rule the screener cannot apply, with what is wrong with it in the client's terms (the route answers 400 `invalid_body`). */
+export class ScreenRuleError extends Error {
+  override readonly name = "ScreenRuleError";
+}
+
+const bad = (message: string) => new ScreenRuleError(message);
 const show = (value: unknown) => JSON.stringify(value)?.slice(0, 40) ?? String(value);
 
 /** A string the client sent, lower-cased; anything else (numbers, lists, objects) is not a keyword. */

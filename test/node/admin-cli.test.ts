@@ -1,4 +1,4 @@
-import { generateAdminToken, isWellFormedAdminToken } from "../../src/access/admin-token";
+import { generateAdminToken, isWellFormedAdminToken } from "../../src/domain/admin-token";
 import { testSqlPassword } from "../support/sql-password";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";

@@ -1,4 +1,4 @@
-import { generateAdminToken } from "../../src/access/admin-token";
+import { generateAdminToken } from "../../src/domain/admin-token";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AdminClient } from "../../scripts/lib/admin-client";
 import { freePort } from "../../scripts/lib/free-port";

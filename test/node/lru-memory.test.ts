@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { LruMemory } from "../../src/market/lru-memory";
+import { LruMemory } from "../../src/edge-cache/lru-memory";
 
 describe("isolate memory of snapshot-derived values", () => {
   it("evicts the least recently used entries once the budget is passed", () => {

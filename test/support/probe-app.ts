@@ -2,11 +2,11 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { z } from "zod";
 import { sql } from "drizzle-orm";
 import { newApp } from "../../src/app";
-import { marketDatabase } from "../../src/db/for-request";
 import { ApiError } from "../../src/http/errors";
 import { defineRoute } from "../../src/http/route";
 import { routes } from "../../src/routes";
 import { testEnv } from "./worker";
+import { services } from "../../src/services";
 
 /**
  * The production app plus a few data routes that exist only in tests (an entitled no-op, a slow
@@ -52,7 +52,7 @@ const probeRoutes = [
   probe(
     "/v1/test/slow-query",
     async (c, { query }) => {
-      await marketDatabase(c).execute(sql`select pg_sleep(${(query as { s: number }).s})`);
+      await services(c).market.execute(sql`select pg_sleep(${(query as { s: number }).s})`);
       return { ok: true };
     },
     z.object({ s: z.coerce.number().min(0).max(5) }),

@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { SUBSCRIPTION_STATUSES } from "../../control/control-plane";
-import { controlPlaneFor } from "../../control/for-request";
+import { SUBSCRIPTION_STATUSES } from "../../domain/subscription-status";
 import { defineRoute } from "../../http/route";
 import { unwrap } from "./results";
+import { services } from "../../services";
 
 const accountName = z
   .string()
@@ -26,7 +26,7 @@ export const createAccountRoute = defineRoute({
     trialEnded: z.boolean().optional(),
   }),
   response: { status: 201, description: "Created." },
-  handler: async (c, { body }) => unwrap(await controlPlaneFor(c).createAccount(body)),
+  handler: async (c, { body }) => unwrap(await services(c).controlPlane.accounts.create(body)),
 });
 
 export const getAccountRoute = defineRoute({
@@ -38,7 +38,7 @@ export const getAccountRoute = defineRoute({
   access: "admin",
   params: z.object({ name: accountName }),
   response: { description: "The account." },
-  handler: async (c, { params }) => unwrap(await controlPlaneFor(c).accountView(params.name)),
+  handler: async (c, { params }) => unwrap(await services(c).controlPlane.accounts.view(params.name)),
 });
 
 export const setSubscriptionRoute = defineRoute({
@@ -51,5 +51,5 @@ export const setSubscriptionRoute = defineRoute({
   params: z.object({ name: accountName }),
   body: z.object({ status, plan: z.string().min(1).max(40).optional(), trialEnded: z.boolean().optional() }),
   response: { description: "The account after the change." },
-  handler: async (c, { params, body }) => unwrap(await controlPlaneFor(c).setSubscription({ account: params.name, ...body })),
+  handler: async (c, { params, body }) => unwrap(await services(c).controlPlane.subscriptions.set({ account: params.name, ...body })),
 });

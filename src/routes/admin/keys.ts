@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { controlPlaneFor } from "../../control/for-request";
 import { defineRoute } from "../../http/route";
 import { unwrap } from "./results";
+import { services } from "../../services";
 
 const accountParams = z.object({ name: z.string().trim().min(1).max(100) });
 
@@ -14,7 +14,7 @@ export const createKeyRoute = defineRoute({
   access: "admin",
   params: accountParams,
   response: { status: 201, description: "The new key." },
-  handler: async (c, { params }) => unwrap(await controlPlaneFor(c).createKey(params.name)),
+  handler: async (c, { params }) => unwrap(await services(c).controlPlane.keys.create(params.name)),
 });
 
 export const listKeysRoute = defineRoute({
@@ -26,7 +26,7 @@ export const listKeysRoute = defineRoute({
   access: "admin",
   params: accountParams,
   response: { description: "Keys, oldest first." },
-  handler: async (c, { params }) => unwrap(await controlPlaneFor(c).listKeys(params.name)),
+  handler: async (c, { params }) => unwrap(await services(c).controlPlane.keys.list(params.name)),
 });
 
 export const revokeKeyRoute = defineRoute({
@@ -38,5 +38,5 @@ export const revokeKeyRoute = defineRoute({
   access: "admin",
   params: z.object({ id: z.coerce.number().int().positive().max(2_147_483_647, "is not a key id") }),
   response: { description: "The revoked key." },
-  handler: async (c, { params }) => unwrap(await controlPlaneFor(c).revokeKey(params.id)),
+  handler: async (c, { params }) => unwrap(await services(c).controlPlane.keys.revoke(params.id)),
 });

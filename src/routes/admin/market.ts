@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { marketDatabase } from "../../db/for-request";
 import { defineRoute } from "../../http/route";
-import { refreshSnapshot } from "../../market/snapshot-cache";
+import { refreshSnapshot } from "../../edge-cache/snapshot-version";
+import { services } from "../../services";
 
 /** After a load: the edge that receives this serves the new snapshot on its next request, every edge within 60 s. */
 export const refreshSnapshotRoute = defineRoute({
@@ -15,5 +15,5 @@ export const refreshSnapshotRoute = defineRoute({
     description: "The snapshot now current at the edge.",
     schema: z.object({ version: z.number(), asOf: z.string().nullable() }),
   },
-  handler: (c) => refreshSnapshot(c, marketDatabase(c)),
+  handler: (c) => refreshSnapshot(services(c).edge),
 });

@@ -1,7 +1,7 @@
-import type { ControlResult } from "../../control/control-plane";
+import type { ControlFailure, ControlResult } from "../../control/result";
 import { ApiError, type ErrorCode } from "../../http/errors";
 
-const REASON_CODES: Record<Exclude<ControlResult<unknown>, { ok: true }>["reason"], ErrorCode> = {
+const REASON_CODES: Record<ControlFailure, ErrorCode> = {
   not_found: "not_found",
   conflict: "conflict",
   key_limit: "key_limit_reached",

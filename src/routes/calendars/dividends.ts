@@ -2,7 +2,7 @@ import { z } from "zod";
 import { booleanParam } from "../../http/query-params";
 import { defineRoute } from "../../http/route";
 import { readDividends, type DividendEvent } from "../../market/calendars";
-import { snapshotResponse } from "../../market/snapshot-response";
+import { snapshotResponse } from "../../edge-cache/snapshot-response";
 import { calendarEnvelope, calendarLimit, calendarPage, calendarQueryShape, calendarWindow } from "./calendar-query";
 
 export const DividendEventSchema = z.object({

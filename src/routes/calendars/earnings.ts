@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineRoute } from "../../http/route";
 import { readEarnings, type EarningsEvent } from "../../market/calendars";
-import { snapshotResponse } from "../../market/snapshot-response";
+import { snapshotResponse } from "../../edge-cache/snapshot-response";
 import { calendarEnvelope, calendarLimit, calendarPage, calendarQueryShape, calendarWindow } from "./calendar-query";
 
 export const EarningsEventSchema = z.object({

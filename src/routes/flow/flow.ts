@@ -5,7 +5,6 @@ import { requestToday } from "../../http/request-clock";
 import { MARKET_WIDE_MAX_SESSIONS, RETENTION_SESSIONS, resolveBound } from "../../domain/flow-window";
 import { STANDARD_LIMITS } from "../../domain/plans";
 import { TICKER } from "../../domain/symbols";
-import { marketDatabase } from "../../db/for-request";
 import { isoTimestamp } from "../../db/timestamps";
 import { ApiError } from "../../http/errors";
 import { clampToPlan, markClamped } from "../../http/limit-headers";
@@ -21,6 +20,7 @@ import {
   rejectFromAfterNewest,
   requestedWindow,
 } from "./flow-params";
+import { services } from "../../services";
 
 export const DEFAULT_FLOW_LIMIT = 50;
 export const MAX_FLOW_LIMIT = 500;
@@ -157,7 +157,7 @@ export const flowRoute = defineRoute({
       minPremium: query.minPremium ?? DEFAULT_MIN_PREMIUM,
     };
 
-    const db = marketDatabase(c);
+    const db = services(c).market;
     const [rows, counted, newest] = await withinQueryBudget(
       db.batch([flowPageQuery(db, filter, query.sort ?? "premium", limit), flowCountQuery(db, filter), newestPrintQuery(db)]),
     );

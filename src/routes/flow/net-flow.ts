@@ -3,7 +3,6 @@ import { cumulativeNetFlow } from "../../analytics/net-flow";
 import { requestToday } from "../../http/request-clock";
 import { RETENTION_SESSIONS } from "../../domain/flow-window";
 import { STANDARD_LIMITS } from "../../domain/plans";
-import { marketDatabase } from "../../db/for-request";
 import { isoTimestamp } from "../../db/timestamps";
 import { ApiError } from "../../http/errors";
 import { aliased } from "../../http/query-params";
@@ -18,6 +17,7 @@ import {
   rejectFromAfterNewest,
   requestedWindow,
 } from "./flow-params";
+import { services } from "../../services";
 
 export const NetFlowSchema = z.object({
   ticker: z.string(),
@@ -69,7 +69,7 @@ export const netFlowRoute = defineRoute({
     const window = requestedWindow(query, { fromOnlyEndsAt: "fromSession", historySessions: STANDARD_LIMITS.historyDays, today });
     const minPremium = query.minPremium ?? DEFAULT_MIN_PREMIUM;
 
-    const db = marketDatabase(c);
+    const db = services(c).market;
     const [minutes, spot, newest] = await withinQueryBudget(
       db.batch([
         netFlowMinutesQuery(db, ticker, window.from, window.to, minPremium),

@@ -6,7 +6,7 @@ import { unknownSymbol } from "../../http/errors";
 import { requestMinute, requestToday } from "../../http/request-clock";
 import { defineRoute } from "../../http/route";
 import { gexBookAt, readGexInputs } from "../../market/gamma-exposure";
-import { snapshotResponse } from "../../market/snapshot-response";
+import { snapshotResponse } from "../../edge-cache/snapshot-response";
 import { gexWindow, gexWindowParams } from "./gex-window";
 
 const regime = z.enum(["positive", "negative", "neutral"]);

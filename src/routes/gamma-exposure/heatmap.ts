@@ -8,7 +8,7 @@ import { numberParam } from "../../http/query-params";
 import { requestMinute, requestToday } from "../../http/request-clock";
 import { defineRoute } from "../../http/route";
 import { gexBookAt, readGexInputs } from "../../market/gamma-exposure";
-import { snapshotResponse } from "../../market/snapshot-response";
+import { snapshotResponse } from "../../edge-cache/snapshot-response";
 import { gexInputsName, GexStrikeSchema } from "./gex";
 import { gexWindow, gexWindowParams } from "./gex-window";
 

@@ -5,8 +5,8 @@ import { STANDARD_LIMITS } from "../../domain/plans";
 import { ApiError } from "../../http/errors";
 import { defineRoute } from "../../http/route";
 import { readOptionQuotes } from "../../market/option-quotes";
-import { parameterKey } from "../../market/snapshot-derived";
-import { snapshotResponse } from "../../market/snapshot-response";
+import { parameterKey } from "../../edge-cache/derived-cache";
+import { snapshotResponse } from "../../edge-cache/snapshot-response";
 import { OptionQuoteSchema, toOptionQuote } from "./option-contract";
 
 /** What the description states: the limit of the customer plans. */

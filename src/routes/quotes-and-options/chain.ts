@@ -9,8 +9,8 @@ import { clampToPlan } from "../../http/limit-headers";
 import { aliased, dateParam, dteParams, dteWindow, intParam, limitParam, numberParam } from "../../http/query-params";
 import { defineRoute } from "../../http/route";
 import { readChainPage, type ChainFilter, type ChainKey } from "../../market/chain";
-import { parameterKey } from "../../market/snapshot-derived";
-import { snapshotResponse } from "../../market/snapshot-response";
+import { parameterKey } from "../../edge-cache/derived-cache";
+import { snapshotResponse } from "../../edge-cache/snapshot-response";
 import { decodeCursor, encodeCursor, queryDigest } from "../../pagination/cursor";
 import { OptionQuoteSchema, toOptionQuote } from "./option-contract";
 

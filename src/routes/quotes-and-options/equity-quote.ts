@@ -1,12 +1,12 @@
 import { z } from "zod";
 import { tickerParam } from "../../domain/symbols";
-import { marketDatabase } from "../../db/for-request";
 import { isoTimestamp } from "../../db/timestamps";
 import { ApiError, unknownSymbol } from "../../http/errors";
 import { defineRoute } from "../../http/route";
 import { underlyingQuery } from "../../market/underlyings";
 import { quoteProviderFrom } from "../../vendors/from-config";
 import { QuoteProviderError } from "../../vendors/quote-provider";
+import { services } from "../../services";
 
 export const EquityQuoteSchema = z.object({
   symbol: z.string().describe("Uppercase ticker."),
@@ -30,7 +30,7 @@ export const equityQuoteRoute = defineRoute({
   errors: ["not_found", "upstream_error"],
   handler: async (c, { params }) => {
     const config = c.get("config");
-    const [underlying] = await underlyingQuery(marketDatabase(c), params.symbol);
+    const [underlying] = await underlyingQuery(services(c).market, params.symbol);
     if (!underlying) throw unknownSymbol(params.symbol);
     const provider = quoteProviderFrom(config);
     if (provider) {

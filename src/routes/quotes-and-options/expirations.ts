@@ -7,7 +7,7 @@ import { unknownSymbol } from "../../http/errors";
 import { dteParams, dteWindow } from "../../http/query-params";
 import { defineRoute } from "../../http/route";
 import { readExpirationSchedule } from "../../market/expirations";
-import { snapshotResponse } from "../../market/snapshot-response";
+import { snapshotResponse } from "../../edge-cache/snapshot-response";
 
 const DEFAULT_MAX_DTE = 365;
 

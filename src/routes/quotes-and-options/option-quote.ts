@@ -4,7 +4,7 @@ import { formatOcc, parseOcc } from "../../domain/occ";
 import { ApiError } from "../../http/errors";
 import { defineRoute } from "../../http/route";
 import { readOptionQuotes } from "../../market/option-quotes";
-import { snapshotResponse } from "../../market/snapshot-response";
+import { snapshotResponse } from "../../edge-cache/snapshot-response";
 import { OptionQuoteSchema, toOptionQuote, type OptionQuote } from "./option-contract";
 
 export const optionQuoteRoute = defineRoute({

@@ -1,15 +1,16 @@
 import { z } from "zod";
 import { round } from "../../domain/round";
-import { marketDatabase } from "../../db/for-request";
 import { isoTimestamp } from "../../db/timestamps";
+import { ApiError } from "../../http/errors";
 import { intParam } from "../../http/query-params";
 import { withinQueryBudget } from "../../http/query-timeout";
 import { requestNow } from "../../http/request-clock";
 import { defineRoute } from "../../http/route";
 import { pageBudgetMs, runScreen, SCREENER_COUNT_CAP, type ScreenerRow } from "../../market/screener";
-import { compileScreen } from "../../screener/compile";
+import { compileScreen, ScreenRuleError } from "../../screener/compile";
 import { fieldTableMarkdown, operationTableMarkdown } from "../../screener/reference";
 import { MAX_PAGE, ScreenBody, screenRules, type ScreenBodyInput } from "./screen-body";
+import { services } from "../../services";
 
 const DEFAULT_PAGE_SIZE = 10;
 /** Page size cap and result cap, whatever the plan (spec). */
@@ -184,6 +185,16 @@ function pagination(body: ScreenBodyInput, query: { page?: number; pageSize?: nu
   return { page, pageSize };
 }
 
+/** The body's rules as the screener applies them; a rule it cannot apply is the client's 400. */
+function compiled(input: ScreenBodyInput, now: Date) {
+  try {
+    return compileScreen(screenRules(input), now);
+  } catch (err) {
+    if (err instanceof ScreenRuleError) throw new ApiError("invalid_body", err.message);
+    throw err;
+  }
+}
+
 export const screenRoute = defineRoute({
   method: "post",
   path: "/v1/contracts/screen",
@@ -212,10 +223,10 @@ export const screenRoute = defineRoute({
   handler: async (c, { query, body }) => {
     const input = body ?? {};
     const { page, pageSize } = pagination(input, query);
-    const screen = compileScreen(screenRules(input), requestNow(c));
+    const screen = compiled(input, requestNow(c));
     const { QUERY_TIMEOUT_MS, SCREENER_COUNT_BUDGET_MS } = c.get("config");
     const { rows, count } = await withinQueryBudget(
-      runScreen(marketDatabase(c), screen, pageSize + 1, (page - 1) * pageSize, {
+      runScreen(services(c).market, screen, pageSize + 1, (page - 1) * pageSize, {
         countMs: SCREENER_COUNT_BUDGET_MS,
         pageMs: pageBudgetMs(QUERY_TIMEOUT_MS, SCREENER_COUNT_BUDGET_MS),
       }),

@@ -3,7 +3,7 @@ import { ivRank } from "../../analytics/iv-rank";
 import { tickerParam } from "../../domain/symbols";
 import { unknownSymbol } from "../../http/errors";
 import { defineRoute } from "../../http/route";
-import { snapshotResponse } from "../../market/snapshot-response";
+import { snapshotResponse } from "../../edge-cache/snapshot-response";
 import { readIvInputs } from "../../market/volatility";
 import { ivPercent } from "./iv-units";
 

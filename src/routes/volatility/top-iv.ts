@@ -3,7 +3,7 @@ import { rankInRange } from "../../analytics/iv-rank";
 import { clampToPlan } from "../../http/limit-headers";
 import { intParam } from "../../http/query-params";
 import { defineRoute } from "../../http/route";
-import { snapshotResponse } from "../../market/snapshot-response";
+import { snapshotResponse } from "../../edge-cache/snapshot-response";
 import { readIvRankings, type IvRankingRow } from "../../market/volatility";
 import { ivPercent } from "./iv-units";
 

@@ -1,13 +1,13 @@
 /**
  * Micro-benchmark of the GEX analytics on a synthetic index-like chain, for `npm run bench` and
- * by hand: `npx tsx -e 'import("./src/analytics/gex-bench.ts").then((m) => console.log(m.benchGex()))'`.
- * Not imported by the Worker. Run it in Node: inside workerd, clocks only advance across I/O.
+ * by hand: `npx tsx -e 'import("./scripts/bench/gex-analytics.ts").then((m) => console.log(m.benchGex()))'`.
+ * Run it in Node: inside workerd, clocks only advance across I/O.
  */
-import { addDays } from "../domain/calendar";
-import { gammaBook, type GexContract, type GexMarket } from "./gamma-book";
-import { gammaFlip } from "./gamma-flip";
-import { gexProfile } from "./gex";
-import { gexHeatmap } from "./gex-heatmap";
+import { addDays } from "../../src/domain/calendar";
+import { gammaBook, type GexContract, type GexMarket } from "../../src/analytics/gamma-book";
+import { gammaFlip } from "../../src/analytics/gamma-flip";
+import { gexProfile } from "../../src/analytics/gex";
+import { gexHeatmap } from "../../src/analytics/gex-heatmap";
 
 /** Deterministic 32-bit PRNG (mulberry32). */
 function prng(seed: number): () => number {

@@ -1,14 +1,5 @@
-import type { Context } from "hono";
-import type { AppEnv } from "../app-env";
-import type { Database } from "../db/client";
-import { marketDatabase } from "../db/for-request";
-import { snapshotQuery } from "./snapshot";
-
-/** The loaded market snapshot: its version (every cache of market data is keyed by it) and time. */
-export interface MarketSnapshot {
-  version: number;
-  asOf: string | null;
-}
+import { snapshotQuery, type MarketSnapshot } from "../market/snapshot";
+import type { EdgeScope } from "./scope";
 
 interface Shared extends MarketSnapshot {
   /** When this was read from Postgres, epoch ms. */
@@ -33,37 +24,37 @@ let refreshing: Promise<unknown> | undefined;
  * it from Postgres in the same round trip as its own statements and hands it to `rememberSnapshot`.
  * A copy older than 30 s is refreshed behind the response.
  */
-export async function cachedSnapshot(c: Context<AppEnv>): Promise<MarketSnapshot | null> {
+export async function cachedSnapshot(scope: EdgeScope): Promise<MarketSnapshot | null> {
   const now = Date.now();
-  if (memory && now - memory.seenAt < MEMORY_TTL_MS) return refreshedBehind(c, memory, now);
-  const shared = await c.env.MARKET_CACHE.get<Shared>(KEY, "json");
+  if (memory && now - memory.seenAt < MEMORY_TTL_MS) return refreshedBehind(scope, memory, now);
+  const shared = await scope.cache.get<Shared>(KEY, "json");
   if (!shared || now - shared.readAt >= SHARED_MAX_AGE_MS) return null;
   memory = { ...shared, seenAt: now };
-  return refreshedBehind(c, shared, now);
+  return refreshedBehind(scope, shared, now);
 }
 
-function refreshedBehind(c: Context<AppEnv>, copy: Shared, now: number): MarketSnapshot {
+function refreshedBehind(scope: EdgeScope, copy: Shared, now: number): MarketSnapshot {
   if (now - copy.readAt >= REFRESH_AFTER_MS && !refreshing) {
     // A failed read changes nothing: the copy ages out and a request reads it in its own round trip.
-    refreshing = refreshSnapshot(c, marketDatabase(c))
+    refreshing = refreshSnapshot(scope)
       .catch(() => undefined)
       .finally(() => (refreshing = undefined));
-    c.executionCtx.waitUntil(refreshing);
+    scope.waitUntil(refreshing);
   }
   return copy;
 }
 
 /** Keeps a snapshot just read from Postgres in this isolate and in KV, for every edge. */
-export function rememberSnapshot(c: Context<AppEnv>, snapshot: MarketSnapshot): void {
+export function rememberSnapshot(scope: EdgeScope, snapshot: MarketSnapshot): void {
   const shared: Shared = { version: snapshot.version, asOf: snapshot.asOf, readAt: Date.now() };
   memory = { ...shared, seenAt: shared.readAt };
-  c.executionCtx.waitUntil(c.env.MARKET_CACHE.put(KEY, JSON.stringify(shared)));
+  scope.waitUntil(scope.cache.put(KEY, JSON.stringify(shared)));
 }
 
 /** Reads the snapshot from Postgres and makes it current at this edge at once (the loaders' call after a load). */
-export async function refreshSnapshot(c: Context<AppEnv>, db: Database): Promise<MarketSnapshot> {
-  const [row] = await snapshotQuery(db);
+export async function refreshSnapshot(scope: EdgeScope): Promise<MarketSnapshot> {
+  const [row] = await snapshotQuery(scope.market);
   const snapshot = { version: row?.version ?? 0, asOf: row?.asOf ?? null };
-  rememberSnapshot(c, snapshot);
+  rememberSnapshot(scope, snapshot);
   return snapshot;
 }

@@ -1,14 +1,12 @@
 import { DurableObject } from "cloudflare:workers";
-import type { Bindings } from "../env";
+import type { Bindings } from "../src/env";
+import { TypedStorage } from "./typed-storage";
+import { AUTH_FAILURE_LIMIT, AUTH_FAILURE_WINDOW_MS, AUTH_LOCKOUT_MS, type LockoutState } from "../src/limits/lockout";
 
-/** Failed authentications from one address tolerated within the window before a lockout. */
-export const AUTH_FAILURE_LIMIT = 10;
-export const AUTH_FAILURE_WINDOW_MS = 60_000;
-export const AUTH_LOCKOUT_MS = 300_000;
-
-export interface LockoutState {
-  locked: boolean;
-  retryAfterSeconds: number;
+interface GuardStorage extends Record<string, unknown> {
+  /** Failure times within the window, epoch ms. */
+  failures: number[];
+  lockedUntil: number;
 }
 
 /**
@@ -20,15 +18,18 @@ export class AuthGuard extends DurableObject<Bindings> {
   #failures: number[] = [];
   #lockedUntil = 0;
 
+  readonly #stored: TypedStorage<GuardStorage>;
+
   constructor(ctx: DurableObjectState, env: Bindings) {
     super(ctx, env);
+    this.#stored = new TypedStorage(ctx.storage);
     void ctx.blockConcurrencyWhile(() => this.#load());
   }
 
   async #load(): Promise<void> {
-    const stored = await this.ctx.storage.get<unknown>(["failures", "lockedUntil"]);
-    this.#failures = (stored.get("failures") as number[] | undefined) ?? [];
-    this.#lockedUntil = (stored.get("lockedUntil") as number | undefined) ?? 0;
+    const stored = await this.#stored.read(["failures", "lockedUntil"]);
+    this.#failures = stored.failures ?? [];
+    this.#lockedUntil = stored.lockedUntil ?? 0;
   }
 
   /** Counts one failure; locks the address once the window holds more than the limit. */
@@ -40,7 +41,7 @@ export class AuthGuard extends DurableObject<Bindings> {
       this.#lockedUntil = now + AUTH_LOCKOUT_MS;
       this.#failures = [];
     }
-    await this.ctx.storage.put({ failures: this.#failures, lockedUntil: this.#lockedUntil });
+    await this.#stored.write({ failures: this.#failures, lockedUntil: this.#lockedUntil });
     await this.ctx.storage.setAlarm(this.#forgetAt());
     return this.#state(now);
   }
@@ -61,7 +62,7 @@ export class AuthGuard extends DurableObject<Bindings> {
     }
     this.#failures = [];
     this.#lockedUntil = 0;
-    await this.ctx.storage.deleteAll();
+    await this.#stored.deleteAll();
   }
 
   /** When the newest failure has left the window and any lockout has ended. */

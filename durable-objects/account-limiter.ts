@@ -1,9 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
-import { loadEntitlementSnapshot } from "../control/snapshot";
-import { boundQueries, database, useNeonEndpoint } from "../db/client";
-import { forRpc } from "../db/errors";
-import { evaluateEntitlement, type EntitlementSnapshot } from "../domain/entitlement";
-import { configFrom, type Bindings } from "../env";
+import { evaluateEntitlement, type EntitlementSnapshot } from "../src/domain/entitlement";
+import type { Bindings } from "../src/env";
 import {
   LEASE_MS,
   SNAPSHOT_MAX_AGE_MS,
@@ -13,12 +10,13 @@ import {
   type EntitlementView,
   type RateState,
   type UsageView,
-} from "../limits/admission";
-import { Leases } from "../limits/leases";
-import { gcra, perMinuteQuota, type GcraQuota, type GcraResult } from "../limits/gcra";
-import { limitsFor } from "../domain/plans";
-import { usageDay } from "../limits/usage-day";
-import { recordUsage } from "../control/usage";
+} from "../src/limits/admission";
+import { Leases } from "./leases";
+import { gcra, perMinuteQuota, type GcraQuota, type GcraResult } from "./gcra";
+import { limitsFor } from "../src/domain/plans";
+import { usageDay } from "../src/limits/usage-day";
+import { controlDatabaseOf, type ControlDatabase } from "./control-database";
+import { TypedStorage } from "./typed-storage";
 
 /** Day counts reach Postgres (`usage_daily`) at most this long after a request, in one write per account. */
 export const USAGE_FLUSH_MS = 60_000;
@@ -26,6 +24,18 @@ export const USAGE_FLUSH_MS = 60_000;
 interface DayCount {
   date: string;
   count: number;
+}
+
+/** What the limiter keeps in storage: its memory, written through so a restarted object picks up where it left off. */
+interface LimiterStorage extends Record<string, unknown> {
+  tat: number | null;
+  snapshot: EntitlementSnapshot;
+  snapshotAt: number;
+  day: DayCount;
+  leases: [leaseId: string, expiresAt: number][];
+  /** ET day → count not yet written to `usage_daily`. */
+  unflushed: Record<string, number>;
+  accountId: number;
 }
 
 /** Hot-path writes do not hold the reply for disk: a lost write only forgets a little rate-limit history. */
@@ -56,18 +66,22 @@ export class AccountLimiter extends DurableObject<Bindings> {
   #unflushed: Record<string, number> = {};
   #accountId: number | null = null;
   #flushAt: number | null = null;
+  readonly #control: ControlDatabase;
+  readonly #stored: TypedStorage<LimiterStorage>;
 
   constructor(ctx: DurableObjectState, env: Bindings) {
     super(ctx, env);
+    this.#control = controlDatabaseOf(env);
+    this.#stored = new TypedStorage(ctx.storage);
     void ctx.blockConcurrencyWhile(async () => {
-      const stored = await ctx.storage.get<unknown>(["tat", "snapshot", "snapshotAt", "day", "leases", "unflushed", "accountId"]);
-      this.#tat = (stored.get("tat") as number | undefined) ?? null;
-      this.#snapshot = (stored.get("snapshot") as EntitlementSnapshot | undefined) ?? null;
-      this.#snapshotAt = (stored.get("snapshotAt") as number | undefined) ?? 0;
-      this.#day = (stored.get("day") as DayCount | undefined) ?? this.#day;
-      this.#leases = new Leases((stored.get("leases") as [string, number][] | undefined) ?? []);
-      this.#unflushed = (stored.get("unflushed") as Record<string, number> | undefined) ?? {};
-      this.#accountId = (stored.get("accountId") as number | undefined) ?? null;
+      const stored = await this.#stored.read(["tat", "snapshot", "snapshotAt", "day", "leases", "unflushed", "accountId"]);
+      this.#tat = stored.tat ?? null;
+      this.#snapshot = stored.snapshot ?? null;
+      this.#snapshotAt = stored.snapshotAt ?? 0;
+      this.#day = stored.day ?? this.#day;
+      this.#leases = new Leases(stored.leases ?? []);
+      this.#unflushed = stored.unflushed ?? {};
+      this.#accountId = stored.accountId ?? null;
       this.#alarmAt = await ctx.storage.getAlarm();
     });
   }
@@ -94,7 +108,7 @@ export class AccountLimiter extends DurableObject<Bindings> {
 
     this.#sweep(now);
     if (this.#leases.size >= limits.concurrency) {
-      void this.ctx.storage.put("tat", this.#tat, UNCONFIRMED);
+      void this.#stored.write({ tat: this.#tat }, UNCONFIRMED);
       return { kind: "too_many_concurrent", rate };
     }
     const leaseId = this.#leases.acquire(now, LEASE_MS);
@@ -102,7 +116,7 @@ export class AccountLimiter extends DurableObject<Bindings> {
     this.#day = this.#day.date === date ? { date, count: this.#day.count + 1 } : { date, count: 1 };
     this.#unflushed[date] = this.#day.count;
     this.#accountId = request.accountId;
-    void this.ctx.storage.put(
+    void this.#stored.write(
       { tat: this.#tat, day: this.#day, leases: this.#leases.entries(), unflushed: this.#unflushed, accountId: request.accountId },
       UNCONFIRMED,
     );
@@ -121,7 +135,7 @@ export class AccountLimiter extends DurableObject<Bindings> {
 
   /** Frees an in-flight slot; releasing twice, or after expiry, is harmless. */
   release(leaseId: string): void {
-    if (this.#leases.release(leaseId)) void this.ctx.storage.put("leases", this.#leases.entries(), UNCONFIRMED);
+    if (this.#leases.release(leaseId)) void this.#stored.write({ leases: this.#leases.entries() }, UNCONFIRMED);
   }
 
   /** The control plane calls this after every committed change; an older version than the one held is ignored. */
@@ -174,14 +188,7 @@ export class AccountLimiter extends DurableObject<Bindings> {
   }
 
   async #load(accountId: number): Promise<EntitlementSnapshot> {
-    const config = configFrom(this.env);
-    useNeonEndpoint(config.NEON_HTTP_ENDPOINT);
-    boundQueries(config.QUERY_TIMEOUT_MS);
-    const loaded = await loadEntitlementSnapshot(database(config.CONTROL_DATABASE_URL), accountId).catch((err: unknown) => {
-      // RPC carries only an error's message: say "unavailable" in a way the Worker's one mapping reads.
-      throw forRpc(err);
-    });
-    return this.#keep(loaded);
+    return this.#keep(await this.#control.loadSnapshot(accountId));
   }
 
   /** Keeps `snapshot` unless a newer one arrived meanwhile (a push during a load); returns the one kept. */
@@ -192,7 +199,7 @@ export class AccountLimiter extends DurableObject<Bindings> {
     if (held && (held.maxKeyId ?? 0) > (snapshot.maxKeyId ?? 0)) snapshot = { ...snapshot, maxKeyId: held.maxKeyId };
     this.#snapshot = snapshot;
     this.#snapshotAt = Date.now();
-    await this.ctx.storage.put({ snapshot, snapshotAt: this.#snapshotAt });
+    await this.#stored.write({ snapshot, snapshotAt: this.#snapshotAt });
     return snapshot;
   }
 
@@ -211,13 +218,10 @@ export class AccountLimiter extends DurableObject<Bindings> {
       return;
     }
     try {
-      const config = configFrom(this.env);
-      useNeonEndpoint(config.NEON_HTTP_ENDPOINT);
-      boundQueries(config.QUERY_TIMEOUT_MS);
-      await recordUsage(database(config.CONTROL_DATABASE_URL), this.#accountId, days);
+      await this.#control.recordUsage(this.#accountId, days);
       // Only what was written leaves the buffer: requests admitted during the write stay for the next one.
       for (const [date, count] of days) if (this.#unflushed[date] === count) delete this.#unflushed[date];
-      await this.ctx.storage.put("unflushed", this.#unflushed);
+      await this.#stored.write({ unflushed: this.#unflushed });
       this.#flushAt = Object.keys(this.#unflushed).length > 0 ? Date.now() + USAGE_FLUSH_MS : null;
     } catch (err) {
       console.warn(JSON.stringify({ level: "warn", event: "usage_flush_failed", reason: err instanceof Error ? err.name : "unknown" }));
@@ -226,7 +230,7 @@ export class AccountLimiter extends DurableObject<Bindings> {
   }
 
   #sweep(now: number): void {
-    if (this.#leases.sweep(now)) void this.ctx.storage.put("leases", this.#leases.entries(), UNCONFIRMED);
+    if (this.#leases.sweep(now)) void this.#stored.write({ leases: this.#leases.entries() }, UNCONFIRMED);
   }
 
   /** Keeps an alarm at or before the earliest lease expiry and the next usage write. */

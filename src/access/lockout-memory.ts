@@ -1,4 +1,4 @@
-import type { LockoutState } from "./auth-guard";
+import type { LockoutState } from "../limits/lockout";
 
 /**
  * The lockouts this isolate has seen, so a locked address is refused without a call to its

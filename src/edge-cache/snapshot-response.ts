@@ -1,10 +1,12 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../app-env";
 import type { Database } from "../db/client";
-import { renderedResponse, renderJson, type RenderedJson } from "../http/rendered-json";
 import { requestToday } from "../http/request-clock";
-import { memoryOf, snapshotDerived, type Derived } from "./snapshot-derived";
-import { cachedSnapshot } from "./snapshot-cache";
+import type { Derived } from "../market/snapshot";
+import { services } from "../services";
+import { memoryOf, snapshotDerived } from "./derived-cache";
+import { renderedResponse, renderJson, type RenderedJson } from "./rendered-json";
+import { cachedSnapshot } from "./snapshot-version";
 
 /** A snapshot-derived value (`snapshotDerived`'s name and computation) and how a response renders it. */
 export interface SnapshotView<T, B> {
@@ -28,11 +30,12 @@ export interface SnapshotView<T, B> {
 export async function snapshotResponse<T, B>(c: Context<AppEnv>, view: SnapshotView<T, B>): Promise<Response> {
   const url = new URL(c.req.url);
   const keyOf = (version: number) => `response:${view.name}:v${version}:${requestToday(c)}:${url.pathname}${url.search}#${view.vary ?? ""}`;
-  const memory = memoryOf(c.env.MARKET_CACHE);
-  const known = await cachedSnapshot(c);
+  const { edge } = services(c);
+  const memory = memoryOf(edge.cache);
+  const known = await cachedSnapshot(edge);
   const hit = known ? memory.get<RenderedJson>(keyOf(known.version)) : undefined;
   if (hit) return renderedResponse(c, hit);
-  const derived = await snapshotDerived(c, known, view.name, view.compute);
+  const derived = await snapshotDerived(edge, known, view.name, view.compute);
   const rendered = await renderJson(await view.render(derived));
   memory.set(keyOf(derived.snapshot.version), rendered, rendered.size);
   return renderedResponse(c, rendered);
