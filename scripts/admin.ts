@@ -1,9 +1,12 @@
 import { generateAdminToken } from "../src/domain/admin-token";
+import { SUBSCRIPTION_STATUSES } from "../src/domain/subscription-status";
+import type { AdminAccount, CreateAccountInput, SetSubscriptionInput } from "../src/routes/admin/accounts";
+import type { AdminKey, AdminKeys, NewKey } from "../src/routes/admin/keys";
 import { AdminClient, type AdminResult } from "./lib/admin-client";
 
 const USAGE = `usage: npm run admin -- <command> [--json]
 
-  account create --name N [--status trialing|active|past_due|canceled|unpaid|incomplete|none] [--plan P] [--trial-ended]
+  account create --name N [--status ${[...SUBSCRIPTION_STATUSES, "none"].join("|")}] [--plan P] [--trial-ended]
   account show --name N
   key create --account N          prints the key once
   key list --account N
@@ -44,18 +47,18 @@ function required(flags: Map<string, string>, name: string): string {
 
 function human(command: string, body: unknown): string {
   if (command === "key create") {
-    const k = body as { id: number; key: string; prefix: string };
+    const k = body as NewKey;
     return `key ${k.id} created; store it now, it will not be shown again:\n${k.key}`;
   }
   if (command === "key list") {
-    const keys = body as { id: number; prefix: string; createdAt: string; revokedAt: string | null }[];
+    const keys = body as AdminKeys;
     if (keys.length === 0) return "no keys";
     return keys
       .map((k) => `${String(k.id).padStart(6)}  ${k.prefix}…  created ${k.createdAt}${k.revokedAt ? `  revoked ${k.revokedAt}` : ""}`)
       .join("\n");
   }
-  if (command === "key revoke") return `key ${(body as { id: number }).id} revoked`;
-  const a = body as { id: number; name: string; subscription: { plan: string; status: string; trialEnd: string | null } | null };
+  if (command === "key revoke") return `key ${(body as AdminKey).id} revoked`;
+  const a = body as AdminAccount;
   const sub = a.subscription
     ? `${a.subscription.plan} (${a.subscription.status}${a.subscription.trialEnd ? `, trial ends ${a.subscription.trialEnd}` : ""})`
     : "no subscription";
@@ -83,7 +86,8 @@ async function run(argv: string[]): Promise<number> {
     case "account create":
       result = await client.createAccount({
         name: required(flags, "name"),
-        status: flags.get("status"),
+        // The admin API validates the status and answers which ones it takes.
+        status: flags.get("status") as CreateAccountInput["status"],
         plan: flags.get("plan"),
         trialEnded,
       });
@@ -105,7 +109,7 @@ async function run(argv: string[]): Promise<number> {
     }
     case "subscription set":
       result = await client.setSubscription(required(flags, "account"), {
-        status: required(flags, "status"),
+        status: required(flags, "status") as SetSubscriptionInput["status"],
         plan: flags.get("plan"),
         trialEnded,
       });

@@ -4,7 +4,7 @@ import { hashApiKey } from "../src/domain/api-key";
 import { database, useNeonEndpoint } from "../src/db/client";
 import { apiKeys } from "../src/db/schema";
 import { evaluateEntitlement, PAST_DUE_GRACE_DAYS, type EntitlementSnapshot } from "../src/domain/entitlement";
-import { admin, bearer, newAccount } from "./support/accounts";
+import { admin, bodyOf, bearer, newAccount } from "./support/accounts";
 import { probeCall } from "./support/probe-app";
 import { usageRoute } from "../src/routes/account/usage";
 import { verifyRoute } from "../src/routes/account/verify";
@@ -16,7 +16,7 @@ const noRateHeaders = (res: Response) => expect(res.headers.get("X-RateLimit-Lim
 
 describe("entitlement on data routes", () => {
   it("admits active and trialing accounts", async () => {
-    for (const status of ["active", "trialing"]) {
+    for (const status of ["active", "trialing"] as const) {
       const { keys } = await newAccount({ status });
       expect((await probeCall("/v1/test/ok", bearer(keys[0]!.key))).status, status).toBe(200);
     }
@@ -30,7 +30,7 @@ describe("entitlement on data routes", () => {
   });
 
   it("answers 403 subscription_inactive for canceled, unpaid and incomplete subscriptions", async () => {
-    for (const status of ["canceled", "unpaid", "incomplete", "incomplete_expired", "paused"]) {
+    for (const status of ["canceled", "unpaid", "incomplete", "incomplete_expired", "paused"] as const) {
       const { keys } = await newAccount({ status });
       await expectError(await probeCall("/v1/test/ok", bearer(keys[0]!.key)), 403, "subscription_inactive");
     }
@@ -39,8 +39,8 @@ describe("entitlement on data routes", () => {
   it("answers 403 trial_ended after the trial, while keys stay listed", async () => {
     const account = await newAccount({ status: "trialing", trialEnded: true });
     await expectError(await probeCall("/v1/test/ok", bearer(account.keys[0]!.key)), 403, "trial_ended");
-    const listed = await admin<{ id: number }[]>("GET", `/admin/accounts/${account.name}/keys`);
-    expect(listed.body.map((k) => k.id)).toEqual([account.keys[0]!.id]);
+    const listed = bodyOf(await admin.listKeys(account.name));
+    expect(listed.map((k) => k.id)).toEqual([account.keys[0]!.id]);
   });
 
   it("answers 403 plan_upgrade_required with required_plan for a plan without API access", async () => {
@@ -53,23 +53,20 @@ describe("entitlement on data routes", () => {
     const account = await newAccount({ status: "active" });
     const auth = bearer(account.keys[0]!.key);
     expect((await probeCall("/v1/test/ok", auth)).status).toBe(200);
-    expect((await admin("PUT", `/admin/accounts/${account.name}/subscription`, { status: "canceled" })).status).toBe(200);
+    expect((await admin.setSubscription(account.name, { status: "canceled" })).status).toBe(200);
     await expectError(await probeCall("/v1/test/ok", auth), 403, "subscription_inactive");
-    expect((await admin("PUT", `/admin/accounts/${account.name}/subscription`, { status: "active", plan: "basic" })).status).toBe(200);
+    expect((await admin.setSubscription(account.name, { status: "active", plan: "basic" })).status).toBe(200);
     expect((await probeCall("/v1/test/ok", auth)).status).toBe(200);
     // A plan change applies just as fast.
-    expect(
-      (await admin("PUT", `/admin/accounts/${account.name}/subscription`, { status: "active", plan: "legacy-data-only" })).status,
-    ).toBe(200);
+    expect((await admin.setSubscription(account.name, { status: "active", plan: "legacy-data-only" })).status).toBe(200);
     await expectError(await probeCall("/v1/test/ok", auth), 403, "plan_upgrade_required");
   });
 
   it("gives each account one trial only", async () => {
     const account = await newAccount({ status: "trialing" });
-    await admin("PUT", `/admin/accounts/${account.name}/subscription`, { status: "active", plan: "basic" });
-    const again = await admin<{ error: string }>("PUT", `/admin/accounts/${account.name}/subscription`, { status: "trialing" });
-    expect(again.status).toBe(409);
-    expect(again.body.error).toBe("trial_already_used");
+    await admin.setSubscription(account.name, { status: "active", plan: "basic" });
+    const again = await admin.setSubscription(account.name, { status: "trialing" });
+    expect(again).toMatchObject({ status: 409, body: { error: "trial_already_used" } });
   });
 });
 
@@ -187,20 +184,21 @@ describe("/v1/auth/verify and /v1/usage need only a valid key", () => {
 describe("keys", () => {
   it("allows at most five active keys and refuses the sixth with a clear error", async () => {
     const account = await newAccount({ keys: 5 });
-    const sixth = await admin<{ error: string; message: string }>("POST", `/admin/accounts/${account.name}/keys`);
-    expect(sixth.status).toBe(409);
-    expect(sixth.body.error).toBe("key_limit_reached");
-    expect(sixth.body.message).toMatch(/at most 5 active keys/);
-    await admin("POST", `/admin/keys/${account.keys[0]!.id}/revoke`);
-    expect((await admin("POST", `/admin/accounts/${account.name}/keys`)).status).toBe(201);
+    const sixth = await admin.createKey(account.name);
+    expect(sixth).toMatchObject({
+      status: 409,
+      body: { error: "key_limit_reached", message: expect.stringMatching(/at most 5 active keys/) },
+    });
+    await admin.revokeKey(account.keys[0]!.id);
+    expect((await admin.createKey(account.name)).status).toBe(201);
   });
 
   it("refuses a revoked key on the very next request", async () => {
     const account = await newAccount({ keys: 2 });
     const [a, b] = account.keys;
     expect((await probeCall("/v1/test/ok", bearer(a!.key))).status).toBe(200);
-    const revoked = await admin<{ revokedAt: string | null }>("POST", `/admin/keys/${a!.id}/revoke`);
-    expect(revoked.body.revokedAt).not.toBeNull();
+    const revoked = bodyOf(await admin.revokeKey(a!.id));
+    expect(revoked.revokedAt).not.toBeNull();
     const res = await probeCall("/v1/test/ok", bearer(a!.key));
     await expectError(res, 401, "invalid_api_key");
     expect(res.headers.get("WWW-Authenticate")).toMatch(/^Bearer/);
@@ -209,9 +207,9 @@ describe("keys", () => {
 
   it("stores keys only as hashes and display prefixes", async () => {
     const account = await newAccount();
-    const listed = await admin<Record<string, unknown>[]>("GET", `/admin/accounts/${account.name}/keys`);
-    expect(JSON.stringify(listed.body)).not.toContain(account.keys[0]!.key);
-    expect(listed.body[0]).toEqual({
+    const listed = bodyOf(await admin.listKeys(account.name));
+    expect(JSON.stringify(listed)).not.toContain(account.keys[0]!.key);
+    expect(listed[0]).toEqual({
       id: account.keys[0]!.id,
       prefix: account.keys[0]!.key.slice(0, 16),
       createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),

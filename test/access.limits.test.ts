@@ -2,14 +2,9 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { LEASE_MS } from "../src/limits/admission";
 import { Leases } from "../durable-objects/leases";
-import { ADMIN_TOKEN, bearer, newAccount, type TestAccount } from "./support/accounts";
+import { accountIdOf, bearer, newAccount, type TestAccount } from "./support/accounts";
 import { probeCall } from "./support/probe-app";
-import { call, expectError, testEnv } from "./support/worker";
-
-async function accountIdOf(account: TestAccount): Promise<number> {
-  const res = await call(`/admin/accounts/${account.name}`, { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } });
-  return (await res.json<{ id: number }>()).id;
-}
+import { expectError, testEnv } from "./support/worker";
 
 const limiterOf = (accountId: number) => testEnv.ACCOUNT_LIMITER.getByName(String(accountId));
 

@@ -51,7 +51,7 @@ describe("limits come from the account's plan", () => {
     const account = await newAccount({ plan: "internal", keys: STANDARD_LIMITS.activeKeys + 1 });
     expect(account.keys).toHaveLength(STANDARD_LIMITS.activeKeys + 1);
     const capped = await newAccount({ keys: STANDARD_LIMITS.activeKeys });
-    const refused = await admin("POST", `/admin/accounts/${capped.name}/keys`);
+    const refused = await admin.createKey(capped.name);
     expect(refused.status).toBe(409);
   });
 

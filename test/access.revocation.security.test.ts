@@ -6,13 +6,13 @@ import { loadEntitlementSnapshot } from "../src/control/snapshot";
 import { database } from "../src/db/client";
 import type { EntitlementSnapshot } from "../src/domain/entitlement";
 import { SNAPSHOT_MAX_AGE_MS } from "../src/limits/admission";
-import { admin, bearer, newAccount, type TestAccount } from "./support/accounts";
+import { accountIdOf, admin, bearer, newAccount } from "./support/accounts";
 import { controlSql } from "./support/market-db";
 import { probeCall } from "./support/probe-app";
 import { expectError, testEnv } from "./support/worker";
 import { countedAlias, endpointTripsFor } from "./support/counted-database";
+import { advanceClock } from "./support/clock";
 
-const accountIdOf = async (account: TestAccount) => (await admin<{ id: number }>("GET", `/admin/accounts/${account.name}`)).body.id;
 const limiterOf = (accountId: number) => testEnv.ACCOUNT_LIMITER.getByName(String(accountId));
 const storedSnapshot = (accountId: number) =>
   runInDurableObject(limiterOf(accountId), (_o, state) => state.storage.get<EntitlementSnapshot>("snapshot"));
@@ -25,7 +25,7 @@ describe("versioned entitlement snapshots", () => {
     const key = account.keys[0]!;
     const before = await loadEntitlementSnapshot(controlDb(), id);
     expect(before.activeKeyIds).toContain(key.id);
-    expect((await admin("POST", `/admin/keys/${key.id}/revoke`)).status).toBe(200);
+    expect((await admin.revokeKey(key.id)).status).toBe(200);
     // A writer that read the snapshot before the revocation committed pushes it late.
     await limiterOf(id).pushSnapshot(before);
     await expectError(await probeCall("/v1/test/ok", bearer(key.key)), 401, "invalid_api_key");
@@ -63,7 +63,7 @@ describe("versioned entitlement snapshots", () => {
     expect((await probeCall("/v1/test/ok", bearer(gone!.key))).status).toBe(200);
     await controlSql().query("delete from api_keys where id = $1", [gone!.id]);
     // Any later control-plane write reloads the snapshot; the deleted key is no longer on it.
-    expect((await admin("POST", `/admin/accounts/${account.name}/keys`)).status).toBe(201);
+    expect((await admin.createKey(account.name)).status).toBe(201);
     await expectError(await probeCall("/v1/test/ok", bearer(gone!.key)), 401, "invalid_api_key");
     expect((await probeCall("/v1/test/ok", bearer(kept!.key))).status).toBe(200);
   });
@@ -93,7 +93,7 @@ describe("versioned entitlement snapshots", () => {
     const created = await lost.keys.create(account.name);
     if (!created.ok) throw new Error(created.message);
     expect((await storedSnapshot(id))!.activeKeyIds).not.toContain(created.value.id);
-    await new Promise((r) => setTimeout(r, 1_100));
+    advanceClock(1_100);
     expect((await probeCall("/v1/test/ok", bearer(created.value.key))).status).toBe(200);
   });
 });
@@ -130,7 +130,7 @@ describe("revoked keys", () => {
   it("are remembered as revoked, never as usable: a revoked key found in Postgres is cached with its revocation", async () => {
     const account = await newAccount();
     const key = account.keys[0]!;
-    await admin("POST", `/admin/keys/${key.id}/revoke`);
+    await admin.revokeKey(key.id);
     await expectError(await probeCall("/v1/auth/verify", bearer(key.key)), 401, "invalid_api_key");
     expect(await testEnv.KEY_CACHE.get(`key:${await hashApiKey(key.key)}`, "json")).toMatchObject({ keyId: key.id, revoked: true });
     await expectError(await probeCall("/v1/auth/verify", bearer(key.key)), 401, "invalid_api_key");
@@ -143,9 +143,9 @@ describe("revoked keys", () => {
     const { env, edgeTrips, controlTrips } = countedControl();
     // The key is in use: this isolate (and KV) map it to its account as an active key.
     expect((await probeCall("/v1/test/ok", bearer(key.key), env)).status).toBe(200);
-    expect((await admin("POST", `/admin/keys/${key.id}/revoke`)).status).toBe(200);
+    expect((await admin.revokeKey(key.id)).status).toBe(200);
     // Past the once-a-second bound on reloads for keys the snapshot does not list.
-    await new Promise((r) => setTimeout(r, 1_100));
+    advanceClock(1_100);
     const [edgeBefore, controlBefore, loadedAt] = await Promise.all([edgeTrips(), controlTrips(), snapshotAt(id)]);
 
     const clients = Array.from({ length: 20 }, (_, i) => `203.0.113.${i + 1}`);
@@ -196,9 +196,9 @@ describe("the account's object and keys it does not list", () => {
     const account = await newAccount({ keys: 2 });
     const id = await accountIdOf(account);
     const [revoked, kept] = account.keys;
-    expect((await admin("POST", `/admin/keys/${revoked!.id}/revoke`)).status).toBe(200);
+    expect((await admin.revokeKey(revoked!.id)).status).toBe(200);
     expect((await storedSnapshot(id))!.maxKeyId).toBe(kept!.id);
-    await new Promise((r) => setTimeout(r, 1_100));
+    advanceClock(1_100);
     const loadedAt = await snapshotAt(id);
     const results = await Promise.all(
       Array.from({ length: 50 }, () => limiterOf(id).admit({ accountId: id, keyId: revoked!.id, requireEntitlement: true })),
@@ -215,7 +215,7 @@ describe("the account's object and keys it does not list", () => {
     const created = await lost.keys.create(account.name);
     if (!created.ok) throw new Error(created.message);
     expect((await storedSnapshot(id))!.maxKeyId).toBeLessThan(created.value.id);
-    await new Promise((r) => setTimeout(r, 1_100));
+    advanceClock(1_100);
     const before = await controlTrips();
     const results = await Promise.all(
       Array.from({ length: 50 }, () => limiterOf(id).admit({ accountId: id, keyId: created.value.id, requireEntitlement: false })),

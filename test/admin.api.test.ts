@@ -5,7 +5,11 @@ import { generateAdminToken, isWellFormedAdminToken } from "../src/domain/admin-
 import { AUTH_FAILURE_LIMIT } from "../src/limits/lockout";
 import type { Bindings } from "../src/env";
 import worker from "../src/index";
+import { createAccountRoute, getAccountRoute, setSubscriptionRoute } from "../src/routes/admin/accounts";
+import { createKeyRoute, listKeysRoute, revokeKeyRoute } from "../src/routes/admin/keys";
+import { refreshSnapshotRoute } from "../src/routes/admin/market";
 import { ADMIN_TOKEN, admin } from "./support/accounts";
+import { contractBody } from "./support/contract";
 import { call, callWith, expectError, testEnv, type TestBindings } from "./support/worker";
 
 describe("internal admin API", () => {
@@ -29,13 +33,29 @@ describe("internal admin API", () => {
   });
 
   it("answers 404 for unknown accounts and keys, 409 for duplicate names", async () => {
-    expect((await admin("GET", "/admin/accounts/no-such-account")).status).toBe(404);
-    expect((await admin("POST", "/admin/keys/999999/revoke")).status).toBe(404);
+    expect((await admin.showAccount("no-such-account")).status).toBe(404);
+    expect((await admin.revokeKey(999999)).status).toBe(404);
     const name = `dup-${crypto.randomUUID().slice(0, 8)}`;
-    expect((await admin("POST", "/admin/accounts", { name })).status).toBe(201);
-    const again = await admin<{ error: string }>("POST", "/admin/accounts", { name });
-    expect(again.status).toBe(409);
-    expect(again.body.error).toBe("conflict");
+    expect((await admin.createAccount({ name })).status).toBe(201);
+    const again = await admin.createAccount({ name });
+    expect(again).toMatchObject({ status: 409, body: { error: "conflict" } });
+  });
+
+  it("answers every call within its route's response schema, the types the admin client reads", async () => {
+    const headers = { Authorization: `Bearer ${ADMIN_TOKEN}`, "Content-Type": "application/json" };
+    const send = (method: string, path: string, body?: unknown) =>
+      call(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const name = `contract-${crypto.randomUUID().slice(0, 8)}`;
+    await contractBody(createAccountRoute, await send("POST", "/admin/accounts", { name, status: "trialing" }), 201);
+    expect((await contractBody(getAccountRoute, await send("GET", `/admin/accounts/${name}`))).subscription?.trialEnd).not.toBeNull();
+    await contractBody(
+      setSubscriptionRoute,
+      await send("PUT", `/admin/accounts/${name}/subscription`, { status: "active", plan: "basic" }),
+    );
+    const key = await contractBody(createKeyRoute, await send("POST", `/admin/accounts/${name}/keys`), 201);
+    expect(await contractBody(listKeysRoute, await send("GET", `/admin/accounts/${name}/keys`))).toHaveLength(1);
+    expect((await contractBody(revokeKeyRoute, await send("POST", `/admin/keys/${key.id}/revoke`))).revokedAt).not.toBeNull();
+    await contractBody(refreshSnapshotRoute, await send("POST", "/admin/market/snapshot"));
   });
 
   it("is absent from the public API description", async () => {
@@ -105,7 +125,7 @@ describe("admin API hardening", () => {
     await expectError(wrongMethod, 404, "not_found");
     expect(wrongMethod.headers.get("Allow")).toBeNull();
     const name = `host-${crypto.randomUUID().slice(0, 8)}`;
-    expect((await admin("POST", "/admin/accounts", { name })).status).toBe(201);
+    expect((await admin.createAccount({ name })).status).toBe(201);
     await expectError(await callHost("api.test", env, `/admin/accounts/${name}`, { headers }), 404, "not_found");
     expect((await callHost("admin.api.test", env, `/admin/accounts/${name}`, { headers })).status).toBe(200);
     expect((await callHost("ADMIN.api.test", env, `/admin/accounts/${name}`, { headers })).status).toBe(200);
@@ -116,7 +136,7 @@ describe("admin API hardening", () => {
 
   it("logs every admin call, refusals included: who, what, when and the outcome, never the token", async () => {
     const name = `log-${crypto.randomUUID().slice(0, 8)}`;
-    expect((await admin("POST", "/admin/accounts", { name })).status).toBe(201);
+    expect((await admin.createAccount({ name })).status).toBe(201);
     const lines: string[] = [];
     const spy = vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => void lines.push(args.map(String).join(" ")));
     try {

@@ -6,18 +6,13 @@ import { billingEvents, providerSubscriptions, subscriptions } from "../src/db/s
 import { PAST_DUE_GRACE_DAYS } from "../src/domain/entitlement";
 import { stripeEvent } from "../scripts/lib/stripe-event";
 import type { SubscriptionState } from "./support/stripe-server";
-import { admin, bearer, newAccount, type TestAccount } from "./support/accounts";
+import { admin, bodyOf, bearer, newAccount, type TestAccount } from "./support/accounts";
 import { call, callWith, expectError, testEnv } from "./support/worker";
 
 const stripe = new Stripe("sk_test_signing_only", { httpClient: Stripe.createFetchHttpClient() });
 const DAY = 86_400;
 
-interface AccountShow {
-  id: number;
-  subscription: { plan: string; status: string; trialEnd: string | null } | null;
-}
-
-const show = async (name: string) => (await admin<AccountShow>("GET", `/admin/accounts/${name}`)).body;
+const show = async (name: string) => bodyOf(await admin.showAccount(name));
 
 const controlDb = () => {
   useNeonEndpoint(testEnv.NEON_HTTP_ENDPOINT);

@@ -1,19 +1,18 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { bearer, newAccount } from "./support/accounts";
+import { apiClient, type ApiClient } from "./support/api-client";
 import { addDays, etToday, marketSql } from "./support/market-db";
 import { earningsRoute } from "../src/routes/calendars/earnings";
 import { dividendsRoute } from "../src/routes/calendars/dividends";
 import { contractBody } from "./support/contract";
-import { call, expectError } from "./support/worker";
+import { expectError } from "./support/worker";
 
-let auth: RequestInit;
-const get = (path: string) => call(path, auth);
+let api: ApiClient;
 const earnings = async (query = "") => {
-  const res = await get(`/v1/earnings${query ? `?${query}` : ""}`);
+  const res = await api.get(`/v1/earnings${query ? `?${query}` : ""}`);
   return { res, body: await contractBody(earningsRoute, res) };
 };
 const dividends = async (query = "") => {
-  const res = await get(`/v1/dividends${query ? `?${query}` : ""}`);
+  const res = await api.get(`/v1/dividends${query ? `?${query}` : ""}`);
   return { res, body: await contractBody(dividendsRoute, res) };
 };
 
@@ -32,7 +31,7 @@ async function storedKeys(table: "earnings" | "dividends", from: string, to: str
 }
 
 beforeAll(async () => {
-  auth = bearer((await newAccount()).keys[0]!.key);
+  api = await apiClient();
   // Three companies reporting on one date, so pages split inside a date.
   const sql = marketSql();
   const day = addDays(today, 10);
@@ -91,9 +90,9 @@ describe("GET /v1/earnings", () => {
   });
 
   it("refuses from after to and windows over 90 days (400 invalid_range)", async () => {
-    await expectError(await get(`/v1/earnings?from=${addDays(today, 5)}&to=${addDays(today, 4)}`), 400, "invalid_range");
-    await expectError(await get(`/v1/earnings?from=${today}&to=${addDays(today, 90)}`), 400, "invalid_range");
-    await expectError(await get(`/v1/dividends?to=${addDays(today, 200)}`), 400, "invalid_range");
+    await expectError(await api.get(`/v1/earnings?from=${addDays(today, 5)}&to=${addDays(today, 4)}`), 400, "invalid_range");
+    await expectError(await api.get(`/v1/earnings?from=${today}&to=${addDays(today, 90)}`), 400, "invalid_range");
+    await expectError(await api.get(`/v1/dividends?to=${addDays(today, 200)}`), 400, "invalid_range");
     // A `to` in the past with no `from`: the window is that one day, not an error.
     const past = await earnings(`to=${addDays(today, -3)}`);
     expect([past.body.from, past.body.to]).toEqual([addDays(today, -3), addDays(today, -3)]);
@@ -118,10 +117,10 @@ describe("GET /v1/earnings", () => {
     expect(body.results.map((e) => e.symbol)).toEqual(["CALB"]);
     expect((await earnings(`symbol=NOSUCH`)).body.results).toEqual([]);
     for (const bad of ["aapl", "A$B", "TOOLONGSYMBOL1"]) {
-      await expectError(await get(`/v1/earnings?symbol=${encodeURIComponent(bad)}`), 400, "invalid_parameter");
+      await expectError(await api.get(`/v1/earnings?symbol=${encodeURIComponent(bad)}`), 400, "invalid_parameter");
     }
     for (const bad of ["from=2026-13-01", "to=tomorrow", "from=2026-02-30"]) {
-      await expectError(await get(`/v1/earnings?${bad}`), 400, "invalid_parameter");
+      await expectError(await api.get(`/v1/earnings?${bad}`), 400, "invalid_parameter");
     }
   });
 
@@ -146,9 +145,9 @@ describe("GET /v1/earnings", () => {
     const { body } = await earnings("limit=1");
     const cursor = body.nextCursor!;
     const forged = `${cursor.slice(0, -2)}${cursor.endsWith("AA") ? "BB" : "AA"}`;
-    await expectError(await get(`/v1/earnings?limit=1&cursor=${encodeURIComponent(forged)}`), 400, "invalid_parameter");
-    await expectError(await get(`/v1/earnings?limit=2&cursor=${encodeURIComponent(cursor)}`), 400, "invalid_parameter");
-    await expectError(await get(`/v1/dividends?limit=1&cursor=${encodeURIComponent(cursor)}`), 400, "invalid_parameter");
+    await expectError(await api.get(`/v1/earnings?limit=1&cursor=${encodeURIComponent(forged)}`), 400, "invalid_parameter");
+    await expectError(await api.get(`/v1/earnings?limit=2&cursor=${encodeURIComponent(cursor)}`), 400, "invalid_parameter");
+    await expectError(await api.get(`/v1/dividends?limit=1&cursor=${encodeURIComponent(cursor)}`), 400, "invalid_parameter");
   });
 
   it("takes limit 1-1000 (default 250) and clamps it to the plan's 250 rows with X-Limit-Clamped", async () => {
@@ -157,7 +156,7 @@ describe("GET /v1/earnings", () => {
     expect(clamped.body.results.length).toBeLessThanOrEqual(250);
     const within = await earnings("limit=250");
     expect(within.res.headers.get("X-Limit-Clamped")).toBeNull();
-    for (const bad of ["0", "-1", "2.5", "x"]) await expectError(await get(`/v1/earnings?limit=${bad}`), 400, "invalid_parameter");
+    for (const bad of ["0", "-1", "2.5", "x"]) await expectError(await api.get(`/v1/earnings?limit=${bad}`), 400, "invalid_parameter");
   });
 });
 
@@ -189,14 +188,14 @@ describe("GET /v1/dividends", () => {
     expect(asked.body.results.length).toBeGreaterThan(0);
     expect(asked.body.results.every((e) => e.symbol === "NSRGY" && e.name.includes("Nestle"))).toBe(true);
     expect((await dividends(`${window}&includeAll=false`)).body).toEqual((await dividends(window)).body);
-    for (const bad of ["yes", "1", "TRUE"]) await expectError(await get(`/v1/dividends?includeAll=${bad}`), 400, "invalid_parameter");
+    for (const bad of ["yes", "1", "TRUE"]) await expectError(await api.get(`/v1/dividends?includeAll=${bad}`), 400, "invalid_parameter");
   });
 
   it("shares the calendar rules: default window, invalid_range, clamps", async () => {
     const { body } = await dividends();
     expect([body.from, body.to]).toEqual([today, addDays(today, 29)]);
-    await expectError(await get(`/v1/dividends?from=${addDays(today, 1)}&to=${today}`), 400, "invalid_range");
-    await expectError(await get("/v1/dividends?symbol=bad!"), 400, "invalid_parameter");
+    await expectError(await api.get(`/v1/dividends?from=${addDays(today, 1)}&to=${today}`), 400, "invalid_range");
+    await expectError(await api.get("/v1/dividends?symbol=bad!"), 400, "invalid_parameter");
     const clamped = await dividends(`from=${addDays(today, -30)}&limit=5000`);
     expect(clamped.res.headers.get("X-Limit-Clamped")).toBe("true");
     expect(clamped.body.from).toBe(addDays(today, -7));

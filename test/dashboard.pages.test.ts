@@ -100,7 +100,7 @@ describe("dashboard forms", () => {
       expect(res.status).toBe(403);
       expect(await res.text()).toContain("nothing was changed");
     }
-    const keys = await admin<unknown[]>("GET", `/admin/accounts/${user.name}/keys`);
+    const keys = await admin.listKeys(user.name);
     expect(keys.body).toHaveLength(0);
   });
 
@@ -118,7 +118,7 @@ describe("dashboard forms", () => {
     const sixth = await post(user, "/dashboard/keys");
     expect(sixth.status).toBe(409);
     expect(await sixth.text()).toContain("at most 5 active keys");
-    expect((await admin<unknown[]>("GET", `/admin/accounts/${user.name}/keys`)).body).toHaveLength(5);
+    expect((await admin.listKeys(user.name)).body).toHaveLength(5);
   });
 
   it("revokes only the account's own keys", async () => {
@@ -157,7 +157,7 @@ describe("trial", () => {
   it("after the trial ends, data endpoints answer trial_ended and the keys stay listed", async () => {
     const user = await signedInAccount({ keys: 2 });
     expect((await post(user, "/dashboard/trial")).status).toBe(303);
-    await admin("PUT", `/admin/accounts/${user.name}/subscription`, { status: "trialing", trialEnded: true });
+    await admin.setSubscription(user.name, { status: "trialing", trialEnded: true });
     await expectError(await call("/v1/expirations/SPY", bearer(user.keys[0]!.key)), 403, "trial_ended");
     const keys = await (await page(user, "/dashboard/keys")).text();
     for (const k of user.keys) expect(keys).toContain(k.prefix);

@@ -182,7 +182,7 @@ describe("dashboard per-account limit of signed-in actions", () => {
       expect(await res.text()).toContain("nothing was changed");
     }
     expect(await checkouts()).toBe(ACTION_LIMIT - 2);
-    expect((await admin<unknown[]>("GET", `/admin/accounts/${user.name}/keys`)).body).toHaveLength(1);
+    expect((await admin.listKeys(user.name)).body).toHaveLength(1);
     // Reading pages is not an action.
     expect((await page(user, "/dashboard/keys")).status).toBe(200);
     const other = await signedInAccount();

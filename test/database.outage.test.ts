@@ -6,7 +6,7 @@ import { newApp } from "../src/app";
 import { database } from "../src/db/client";
 import { bearer, newAccount } from "./support/accounts";
 import { probe } from "./support/probe-app";
-import { READ_PER_REQUEST, sampleRequests } from "./support/sample-requests";
+import { sampleRequests } from "./support/sample-requests";
 import { callWith, expectError, testEnv } from "./support/worker";
 
 /**
@@ -45,7 +45,7 @@ describe("a database that stops under the running Worker", () => {
 
     await databaseIs("stop");
     // What the edge has cached for the current snapshot keeps answering; anything it must read answers 503.
-    for (const { path, init } of dataRequests.filter((r) => !READ_PER_REQUEST.has(r.route.operationId))) {
+    for (const { path, init } of dataRequests.filter((r) => r.route.caching === "snapshot")) {
       expect((await callWith(market, path, init(key))).status, path).toBe(200);
     }
     // A market cache without any market entry (the key cache's namespace): every data route must read.

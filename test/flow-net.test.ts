@@ -1,16 +1,15 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { bearer, newAccount } from "./support/accounts";
+import { apiClient, type ApiClient } from "./support/api-client";
 import { addDays, etToday } from "./support/market-db";
 import { arrangePrints, feedNewest } from "./support/flow-fixture";
 import { netFlowRoute } from "../src/routes/flow/net-flow";
 import { previousSessions, sessionOpenAt } from "../src/domain/calendar";
 import { contractBody } from "./support/contract";
-import { call, expectError } from "./support/worker";
+import { expectError } from "./support/worker";
 
-let auth: RequestInit;
-const get = (path: string) => call(path, auth);
+let api: ApiClient;
 const net = async (query: string) => {
-  const res = await get(`/v1/flow/net?${query}`);
+  const res = await api.get(`/v1/flow/net?${query}`);
   return { res, body: await contractBody(netFlowRoute, res) };
 };
 
@@ -21,7 +20,7 @@ let sessions: string[];
 let at: (session: string, m: number, s?: number) => string;
 
 beforeAll(async () => {
-  auth = bearer((await newAccount()).keys[0]!.key);
+  api = await apiClient();
   newest = (await feedNewest()).session;
   sessions = previousSessions(newest, 7);
   previous = sessions[5]!;
@@ -98,7 +97,7 @@ describe("GET /v1/flow/net", () => {
     expect(high.body.points).toEqual([{ t: at(newest, 3), netCallPremium: 0, netPutPremium: 40_000, netVolume: 100 }]);
     expect(high.body.summary.volume).toBe(200);
     for (const bad of ["-1", "ten", "1e4"])
-      await expectError(await get(`/v1/flow/net?symbol=NETX&minPremium=${bad}`), 400, "invalid_parameter");
+      await expectError(await api.get(`/v1/flow/net?symbol=NETX&minPremium=${bad}`), 400, "invalid_parameter");
   });
 
   it("sums across sessions from `from`, with `to` defaulting to the `from` session and a future `to` cut back", async () => {
@@ -113,17 +112,17 @@ describe("GET /v1/flow/net", () => {
   });
 
   it("requires a symbol (400 missing_symbol) and refuses malformed ones and conflicting aliases", async () => {
-    await expectError(await get("/v1/flow/net"), 400, "missing_symbol");
-    await expectError(await get("/v1/flow/net?symbol="), 400, "missing_symbol");
-    await expectError(await get("/v1/flow/net?minPremium=0"), 400, "missing_symbol");
-    await expectError(await get("/v1/flow/net?symbol=net$x"), 400, "invalid_parameter");
-    await expectError(await get("/v1/flow/net?symbol=NETX&ticker=SPY"), 400, "invalid_parameter");
+    await expectError(await api.get("/v1/flow/net"), 400, "missing_symbol");
+    await expectError(await api.get("/v1/flow/net?symbol="), 400, "missing_symbol");
+    await expectError(await api.get("/v1/flow/net?minPremium=0"), 400, "missing_symbol");
+    await expectError(await api.get("/v1/flow/net?symbol=net$x"), 400, "invalid_parameter");
+    await expectError(await api.get("/v1/flow/net?symbol=NETX&ticker=SPY"), 400, "invalid_parameter");
   });
 
   it("refuses `from` after the newest session, older than the retained sessions, or after `to`", async () => {
-    await expectError(await get(`/v1/flow/net?symbol=NETX&from=${addDays(newest, 1)}`), 400, "out_of_range");
-    await expectError(await get(`/v1/flow/net?symbol=NETX&from=${addDays(sessions[0]!, -1)}`), 400, "out_of_range");
-    await expectError(await get(`/v1/flow/net?symbol=NETX&from=${newest}&to=${previous}`), 400, "invalid_range");
+    await expectError(await api.get(`/v1/flow/net?symbol=NETX&from=${addDays(newest, 1)}`), 400, "out_of_range");
+    await expectError(await api.get(`/v1/flow/net?symbol=NETX&from=${addDays(sessions[0]!, -1)}`), 400, "out_of_range");
+    await expectError(await api.get(`/v1/flow/net?symbol=NETX&from=${newest}&to=${previous}`), 400, "invalid_range");
   });
 
   it("answers an underlying without prints with no points and its stored spot", async () => {

@@ -1,16 +1,15 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { bearer, newAccount } from "./support/accounts";
+import { apiClient, type ApiClient } from "./support/api-client";
 import { addDays, etToday, marketSql } from "./support/market-db";
 import { arrangePrints, feedNewest } from "./support/flow-fixture";
 import { flowRoute, type Flow } from "../src/routes/flow/flow";
 import { previousSessions, sessionOnOrBefore, sessionOpenAt } from "../src/domain/calendar";
 import { contractBody } from "./support/contract";
-import { call, callWith, expectError, testEnv } from "./support/worker";
+import { callWith, expectError, testEnv } from "./support/worker";
 
-let auth: RequestInit;
-const get = (path: string) => call(path, auth);
+let api: ApiClient;
 const flow = async (query = "") => {
-  const res = await get(`/v1/flow${query ? `?${query}` : ""}`);
+  const res = await api.get(`/v1/flow${query ? `?${query}` : ""}`);
   return { res, body: await contractBody(flowRoute, res) };
 };
 
@@ -36,7 +35,7 @@ async function outage(action: "slow" | "start"): Promise<void> {
 const capped = (n: number) => Math.min(n, 10_000);
 
 beforeAll(async () => {
-  auth = bearer((await newAccount()).keys[0]!.key);
+  api = await apiClient();
   ({ session: newest, asOf } = await feedNewest());
   sessions = previousSessions(newest, 7);
   expect(newest).toBe(sessionOnOrBefore(etToday()));
@@ -97,7 +96,8 @@ describe("GET /v1/flow", () => {
     const big = await flow("minPremium=100000");
     expect(big.body.count).toBe((await stored("session_date = $1::date and premium >= 100000", [newest])).n);
     expect(big.body.prints.every((p) => p.premium >= 100_000)).toBe(true);
-    for (const bad of ["-1", "abc", "1e5", "0x10"]) await expectError(await get(`/v1/flow?minPremium=${bad}`), 400, "invalid_parameter");
+    for (const bad of ["-1", "abc", "1e5", "0x10"])
+      await expectError(await api.get(`/v1/flow?minPremium=${bad}`), 400, "invalid_parameter");
   });
 
   it("filters by sentiment, side, type/optionType and executionType/execution", async () => {
@@ -119,7 +119,7 @@ describe("GET /v1/flow", () => {
       expect(body.prints.every(holds), query).toBe(true);
     }
     for (const bad of ["sentiment=happy", "side=unknown", "type=calls", "executionType=single", "sort=size"]) {
-      await expectError(await get(`/v1/flow?${bad}`), 400, "invalid_parameter");
+      await expectError(await api.get(`/v1/flow?${bad}`), 400, "invalid_parameter");
     }
   });
 
@@ -134,11 +134,11 @@ describe("GET /v1/flow", () => {
     expect((await flow("tickers=SPY,QQQ&minPremium=0&limit=250")).body).toEqual(two.body);
     const twenty = Array.from({ length: 20 }, (_, i) => `T${i}`).join(",");
     expect((await flow(`symbols=${twenty}`)).res.status).toBe(200);
-    await expectError(await get(`/v1/flow?symbols=${twenty},T20`), 400, "invalid_parameter");
-    await expectError(await get(`/v1/flow?symbol=SPY&symbols=${twenty}`), 400, "invalid_parameter");
-    await expectError(await get("/v1/flow?symbols=SPY,sp%20y"), 400, "invalid_parameter");
-    await expectError(await get("/v1/flow?symbol=spy"), 400, "invalid_parameter");
-    await expectError(await get("/v1/flow?symbol=SPY&ticker=QQQ"), 400, "invalid_parameter");
+    await expectError(await api.get(`/v1/flow?symbols=${twenty},T20`), 400, "invalid_parameter");
+    await expectError(await api.get(`/v1/flow?symbol=SPY&symbols=${twenty}`), 400, "invalid_parameter");
+    await expectError(await api.get("/v1/flow?symbols=SPY,sp%20y"), 400, "invalid_parameter");
+    await expectError(await api.get("/v1/flow?symbol=spy"), 400, "invalid_parameter");
+    await expectError(await api.get("/v1/flow?symbol=SPY&ticker=QQQ"), 400, "invalid_parameter");
   });
 
   it("takes limit 1-500 (default 50), clamped to 500 and to the plan's 250 rows with X-Limit-Clamped", async () => {
@@ -148,7 +148,7 @@ describe("GET /v1/flow", () => {
       expect(res.headers.get("X-Limit-Clamped"), limit).toBe("true");
       expect(body.prints, limit).toHaveLength(250);
     }
-    for (const bad of ["0", "-5", "1.5"]) await expectError(await get(`/v1/flow?limit=${bad}`), 400, "invalid_parameter");
+    for (const bad of ["0", "-5", "1.5"]) await expectError(await api.get(`/v1/flow?limit=${bad}`), 400, "invalid_parameter");
   });
 
   it("sorts by premium (default) or by time, newest first", async () => {
@@ -179,7 +179,7 @@ describe("GET /v1/flow", () => {
     // Both: three sessions market-wide are fine, four are not.
     const three = await flow(`from=${oldest}&to=${third}&minPremium=0`);
     expect(three.body.count).toBe((await stored("session_date between $1::date and $2::date", [oldest, third])).n);
-    await expectError(await get(`/v1/flow?from=${oldest}&to=${fourth}`), 400, "out_of_range");
+    await expectError(await api.get(`/v1/flow?from=${oldest}&to=${fourth}`), 400, "out_of_range");
     expect((await flow(`from=${oldest}&to=${fourth}&symbols=SPY,QQQ`)).res.status).toBe(200);
   });
 
@@ -199,26 +199,26 @@ describe("GET /v1/flow", () => {
 
   it("refuses a `from` older than the 7 retained sessions or after the newest one, and `from` after `to`", async () => {
     const beforeRetention = addDays(sessions[0]!, -1);
-    const outOfRange = await expectError(await get(`/v1/flow?from=${beforeRetention}&symbol=SPY`), 400, "out_of_range");
+    const outOfRange = await expectError(await api.get(`/v1/flow?from=${beforeRetention}&symbol=SPY`), 400, "out_of_range");
     expect(outOfRange.message).toMatch(/retention/);
-    await expectError(await get(`/v1/flow?fromDate=2020-01-02`), 400, "out_of_range");
-    await expectError(await get(`/v1/flow?to=${beforeRetention}`), 400, "out_of_range");
-    await expectError(await get(`/v1/flow?from=${addDays(newest, 1)}&symbol=SPY`), 400, "out_of_range");
-    await expectError(await get(`/v1/flow?from=${newest}&to=${sessions[5]}`), 400, "invalid_range");
-    await expectError(await get(`/v1/flow?from=${newest}&fromDate=${sessions[5]}`), 400, "invalid_parameter");
+    await expectError(await api.get(`/v1/flow?fromDate=2020-01-02`), 400, "out_of_range");
+    await expectError(await api.get(`/v1/flow?to=${beforeRetention}`), 400, "out_of_range");
+    await expectError(await api.get(`/v1/flow?from=${addDays(newest, 1)}&symbol=SPY`), 400, "out_of_range");
+    await expectError(await api.get(`/v1/flow?from=${newest}&to=${sessions[5]}`), 400, "invalid_range");
+    await expectError(await api.get(`/v1/flow?from=${newest}&fromDate=${sessions[5]}`), 400, "invalid_parameter");
     for (const bad of ["from=yesterday", "to=2026-02-31", "toDate=20261120"]) {
-      await expectError(await get(`/v1/flow?${bad}`), 400, "invalid_parameter");
+      await expectError(await api.get(`/v1/flow?${bad}`), 400, "invalid_parameter");
     }
   });
 
   it("answers 503 query_timeout with Retry-After when the query outlives the time budget, not service_unavailable", async () => {
     const market = { MARKET_DATABASE_URL: testEnv.TEST_OUTAGE_DATABASE_URL, QUERY_TIMEOUT_MS: "300" };
-    expect((await callWith(market, "/v1/flow?symbol=SPY", auth)).status).toBe(200);
+    expect((await callWith(market, "/v1/flow?symbol=SPY", api.auth)).status).toBe(200);
     await outage("slow");
     try {
       const started = Date.now();
       for (const path of ["/v1/flow?symbol=SPY", "/v1/flow/net?symbol=SPY"]) {
-        const res = await callWith(market, path, auth);
+        const res = await callWith(market, path, api.auth);
         const body = await expectError(res, 503, "query_timeout");
         expect(res.headers.get("Retry-After"), path).toBe("2");
         expect(JSON.stringify(body), path).not.toMatch(/flow_prints|select|abort|127\.0\.0\.1/i);
@@ -228,6 +228,6 @@ describe("GET /v1/flow", () => {
     } finally {
       await outage("start");
     }
-    expect((await callWith(market, "/v1/flow?symbol=SPY", auth)).status).toBe(200);
+    expect((await callWith(market, "/v1/flow?symbol=SPY", api.auth)).status).toBe(200);
   });
 });

@@ -1,16 +1,15 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { bearer, newAccount } from "./support/accounts";
+import { apiClient, type ApiClient } from "./support/api-client";
 import { addDays, bumpMarketVersion, createTestUnderlying, daysBetween, etToday, marketSql } from "./support/market-db";
 import { chainRoute, type Chain } from "../src/routes/quotes-and-options/chain";
 import { expirationsRoute } from "../src/routes/quotes-and-options/expirations";
 import type { OptionQuote as Contract } from "../src/routes/quotes-and-options/option-contract";
 import { contractBody } from "./support/contract";
-import { call, expectError } from "./support/worker";
+import { expectError } from "./support/worker";
 
-let auth: RequestInit;
-const get = (path: string) => call(path, auth);
+let api: ApiClient;
 const chain = async (query: string, symbol = "SPY") => {
-  const res = await get(`/v1/chain/${symbol}${query ? `?${query}` : ""}`);
+  const res = await api.get(`/v1/chain/${symbol}${query ? `?${query}` : ""}`);
   return { res, body: await contractBody(chainRoute, res) };
 };
 
@@ -18,7 +17,7 @@ const order = (c: Contract) => [c.expiration, c.strike.toFixed(3).padStart(12, "
 const expectSorted = (contracts: Contract[]) => expect(contracts.map(order)).toEqual([...contracts.map(order)].sort());
 
 beforeAll(async () => {
-  auth = bearer((await newAccount()).keys[0]!.key);
+  api = await apiClient();
 });
 
 describe("GET /v1/chain/{symbol}", () => {
@@ -55,7 +54,7 @@ describe("GET /v1/chain/{symbol}", () => {
     const { res, body } = await chain("limit=100000000000&maxDte=365");
     expect(res.headers.get("X-Limit-Clamped")).toBe("true");
     expect(body.contracts).toHaveLength(250);
-    await expectError(await get("/v1/chain/SPY?limit=0"), 400, "invalid_parameter");
+    await expectError(await api.get("/v1/chain/SPY?limit=0"), 400, "invalid_parameter");
   });
 
   it("does not clamp a limit within the plan", async () => {
@@ -122,11 +121,11 @@ describe("GET /v1/chain/{symbol}", () => {
     // The real cursor's shape with another position, signed with the real cursor's MAC.
     const forgedPayload = btoa(JSON.stringify([[["2099-01-01", 1, "call", "SPY"], 1], "x"])).replace(/=+$/, "");
     for (const bad of [`${forgedPayload}.${mac}`, `${payload}.${mac!.slice(0, -2)}AA`, "garbage", `${payload}.${mac}.x`, "%%%"]) {
-      await expectError(await get(`/v1/chain/SPY?limit=10&cursor=${encodeURIComponent(bad)}`), 400, "invalid_parameter");
+      await expectError(await api.get(`/v1/chain/SPY?limit=10&cursor=${encodeURIComponent(bad)}`), 400, "invalid_parameter");
     }
     // A cursor continues only the query it came from.
-    await expectError(await get(`/v1/chain/SPY?limit=10&side=put&cursor=${encodeURIComponent(cursor)}`), 400, "invalid_parameter");
-    await expectError(await get(`/v1/chain/QQQ?limit=10&cursor=${encodeURIComponent(cursor)}`), 400, "invalid_parameter");
+    await expectError(await api.get(`/v1/chain/SPY?limit=10&side=put&cursor=${encodeURIComponent(cursor)}`), 400, "invalid_parameter");
+    await expectError(await api.get(`/v1/chain/QQQ?limit=10&cursor=${encodeURIComponent(cursor)}`), 400, "invalid_parameter");
   });
 
   it("filters by side, strike range, expiration, open interest and volume (with aliases)", async () => {
@@ -159,9 +158,9 @@ describe("GET /v1/chain/{symbol}", () => {
     const rows = (await chain("deltaMin=-0.3&deltaMax=0.5&limit=250")).body.contracts;
     expect(rows.some((c) => c.side === "put")).toBe(true);
     expect(rows.every((c) => c.delta !== null && Math.abs(c.delta) >= 0.3 - 1e-9 && Math.abs(c.delta) <= 0.5 + 1e-9)).toBe(true);
-    await expectError(await get("/v1/chain/SPY?deltaMin=1.5"), 400, "invalid_parameter");
-    await expectError(await get("/v1/chain/SPY?deltaMax=-1.01"), 400, "invalid_parameter");
-    await expectError(await get("/v1/chain/SPY?deltaMin=0.6&deltaMax=0.2"), 400, "invalid_range");
+    await expectError(await api.get("/v1/chain/SPY?deltaMin=1.5"), 400, "invalid_parameter");
+    await expectError(await api.get("/v1/chain/SPY?deltaMax=-1.01"), 400, "invalid_parameter");
+    await expectError(await api.get("/v1/chain/SPY?deltaMin=0.6&deltaMax=0.2"), 400, "invalid_range");
   });
 
   it("applies the DTE window: minDte/dteMin, maxDte/dteMax, default minDte + 45, 0 means unset", async () => {
@@ -177,12 +176,12 @@ describe("GET /v1/chain/{symbol}", () => {
     expect(await dtes("dteMin=30&dteMax=200")).toEqual(long);
     expect(await dtes("maxDte=0")).toEqual(await dtes("maxDte=45"));
     expect(Math.max(...(await dtes("maxDte=5")))).toBeLessThanOrEqual(5);
-    await expectError(await get("/v1/chain/SPY?minDte=30&maxDte=10"), 400, "invalid_range");
-    await expectError(await get("/v1/chain/SPY?minDte=3&dteMin=4"), 400, "invalid_parameter");
+    await expectError(await api.get("/v1/chain/SPY?minDte=30&maxDte=10"), 400, "invalid_range");
+    await expectError(await api.get("/v1/chain/SPY?minDte=3&dteMin=4"), 400, "invalid_parameter");
   });
 
   it("answers 400 for bad values and ranges, 404 for unknown symbols", async () => {
-    await expectError(await get("/v1/chain/SPY?strikeMin=600&strikeMax=500"), 400, "invalid_range");
+    await expectError(await api.get("/v1/chain/SPY?strikeMin=600&strikeMax=500"), 400, "invalid_range");
     for (const q of [
       "limit=0",
       "limit=abc",
@@ -195,16 +194,16 @@ describe("GET /v1/chain/{symbol}", () => {
       "expiration=tomorrow",
       "maxDte=1e3",
     ]) {
-      await expectError(await get(`/v1/chain/SPY?${q}`), 400, "invalid_parameter");
+      await expectError(await api.get(`/v1/chain/SPY?${q}`), 400, "invalid_parameter");
     }
-    await expectError(await get("/v1/chain/spy"), 400, "invalid_parameter");
-    await expectError(await get("/v1/chain/TOOLONGSYMBOL"), 400, "invalid_parameter");
-    await expectError(await get("/v1/chain/ZZZZ"), 404, "not_found");
+    await expectError(await api.get("/v1/chain/spy"), 400, "invalid_parameter");
+    await expectError(await api.get("/v1/chain/TOOLONGSYMBOL"), 400, "invalid_parameter");
+    await expectError(await api.get("/v1/chain/ZZZZ"), 404, "not_found");
   });
 
   it("accepts expiration dates of the years 0001-9999 only: year 0000 is a 400 naming the parameter, not a 500", async () => {
     for (const date of ["0000-01-01", "0000-12-31", "0000-02-29"]) {
-      const error = await expectError(await get(`/v1/chain/SPY?expiration=${date}`), 400, "invalid_parameter");
+      const error = await expectError(await api.get(`/v1/chain/SPY?expiration=${date}`), 400, "invalid_parameter");
       expect(error.message).toMatch(/'expiration'.*0001-9999/);
     }
     for (const date of ["0001-01-01", "9999-12-31"]) {
@@ -222,7 +221,7 @@ describe("GET /v1/chain/{symbol}", () => {
 
 describe("GET /v1/expirations/{symbol}", () => {
   it("lists expirations chronologically within 0-365 DTE by default", async () => {
-    const res = await get("/v1/expirations/SPY");
+    const res = await api.get("/v1/expirations/SPY");
     const body = await contractBody(expirationsRoute, res);
     const today = etToday();
     const stored = await marketSql().query(
@@ -235,8 +234,7 @@ describe("GET /v1/expirations/{symbol}", () => {
   });
 
   it("filters with minDte/dteMin and maxDte/dteMax (0 means unset)", async () => {
-    const window = async (q: string) =>
-      (await contractBody(expirationsRoute, await get(`/v1/expirations/SPY?${q}`))).expirations.map((e) => e.dte);
+    const window = async (q: string) => (await api.read(expirationsRoute, `/v1/expirations/SPY?${q}`)).expirations.map((e) => e.dte);
     const w = await window("minDte=7&maxDte=40");
     expect(w.length).toBeGreaterThan(0);
     expect(w.every((d) => d >= 7 && d <= 40)).toBe(true);
@@ -244,15 +242,14 @@ describe("GET /v1/expirations/{symbol}", () => {
     expect(await window("maxDte=0")).toEqual(await window("maxDte=365"));
     // A window past the default maximum is empty, not an error; only an explicit inverted window is.
     expect(await window("minDte=400")).toEqual([]);
-    await expectError(await get("/v1/expirations/SPY?minDte=40&maxDte=7"), 400, "invalid_range");
-    await expectError(await get("/v1/expirations/SPY?minDte=x"), 400, "invalid_parameter");
+    await expectError(await api.get("/v1/expirations/SPY?minDte=40&maxDte=7"), 400, "invalid_range");
+    await expectError(await api.get("/v1/expirations/SPY?minDte=x"), 400, "invalid_parameter");
   });
 
   it("sees a new load at once (the cache is keyed by snapshot version)", async () => {
     const today = etToday();
     await createTestUnderlying("EXPT", 20, [addDays(today, 3), addDays(today, 10)], [20]);
-    const schedule = async () =>
-      (await contractBody(expirationsRoute, await get("/v1/expirations/EXPT"))).expirations.map((e) => e.expiration);
+    const schedule = async () => (await api.read(expirationsRoute, "/v1/expirations/EXPT")).expirations.map((e) => e.expiration);
     const before = await schedule();
     expect(before).toEqual([addDays(today, 3), addDays(today, 10)]);
     const fresh = addDays(today, 200);
@@ -263,8 +260,8 @@ describe("GET /v1/expirations/{symbol}", () => {
   });
 
   it("answers 404 for unknown symbols, 400 for malformed or missing ones", async () => {
-    await expectError(await get("/v1/expirations/NOPE"), 404, "not_found");
-    await expectError(await get("/v1/expirations/sp%20y"), 400, "invalid_parameter");
-    await expectError(await get("/v1/expirations/"), 400, "missing_symbol");
+    await expectError(await api.get("/v1/expirations/NOPE"), 404, "not_found");
+    await expectError(await api.get("/v1/expirations/sp%20y"), 400, "invalid_parameter");
+    await expectError(await api.get("/v1/expirations/"), 400, "missing_symbol");
   });
 });

@@ -1,15 +1,13 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { bearer, newAccount } from "./support/accounts";
+import { apiClient, type ApiClient } from "./support/api-client";
 import { addDays, daysBetween, etToday, marketSql } from "./support/market-db";
 import { usageRoute } from "../src/routes/account/usage";
 import { batchQuotesRoute } from "../src/routes/quotes-and-options/batch-quotes";
 import { optionQuoteRoute } from "../src/routes/quotes-and-options/option-quote";
 import { contractBody } from "./support/contract";
-import { call, expectError } from "./support/worker";
+import { expectError } from "./support/worker";
 
-let auth: RequestInit;
-const get = (path: string, init: RequestInit = {}) =>
-  call(path, { ...auth, ...init, headers: { ...(auth.headers as Record<string, string>), ...(init.headers as Record<string, string>) } });
+let api: ApiClient;
 
 /** Edge-case contracts on a dedicated underlying, inserted for these tests. */
 const today = etToday();
@@ -22,7 +20,7 @@ const FIELD = {
 };
 
 beforeAll(async () => {
-  auth = bearer((await newAccount()).keys[0]!.key);
+  api = await apiClient();
   const sql = marketSql();
   await sql.query("delete from option_quotes where underlying = 'FLDT'");
   await sql.query(
@@ -57,7 +55,7 @@ describe("GET /v1/options/quotes/{optionSymbol}", () => {
     const [db] = await marketSql().query(
       "select *, expiration::text as exp from option_quotes where underlying = 'AAPL' and iv is not null order by open_interest desc limit 1",
     );
-    const res = await get(`/v1/options/quotes/${db!.option_symbol}`);
+    const res = await api.get(`/v1/options/quotes/${db!.option_symbol}`);
     expect(res.status).toBe(200);
     const q = await contractBody(optionQuoteRoute, res);
     expect(q).toMatchObject({
@@ -110,29 +108,29 @@ describe("GET /v1/options/quotes/{optionSymbol}", () => {
     const [db] = await marketSql().query("select option_symbol, root from option_quotes where underlying = 'SPY' limit 1");
     const padded = db!.root.padEnd(6, " ") + (db!.option_symbol as string).slice((db!.root as string).length);
     expect(padded).toHaveLength(21);
-    const q = await contractBody(optionQuoteRoute, await get(`/v1/options/quotes/${encodeURIComponent(padded)}`));
+    const q = await contractBody(optionQuoteRoute, await api.get(`/v1/options/quotes/${encodeURIComponent(padded)}`));
     expect(q.optionSymbol).toBe(db!.option_symbol);
   });
 
   it("applies the field rules: inverted market, missing bid, zero DTE, deep in the money", async () => {
-    const inverted = await contractBody(optionQuoteRoute, await get(`/v1/options/quotes/${FIELD.inverted}`));
+    const inverted = await api.read(optionQuoteRoute, `/v1/options/quotes/${FIELD.inverted}`);
     expect(inverted).toMatchObject({ bid: 1.2, ask: 1.0, mid: 1.1, spreadPercent: null, iv: 30 });
-    const noBid = await contractBody(optionQuoteRoute, await get(`/v1/options/quotes/${FIELD.noBid}`));
+    const noBid = await api.read(optionQuoteRoute, `/v1/options/quotes/${FIELD.noBid}`);
     expect(noBid).toMatchObject({ bid: null, ask: 0.35, mid: null, spreadPercent: null, iv: null, delta: null });
-    const zero = await contractBody(optionQuoteRoute, await get(`/v1/options/quotes/${FIELD.zeroDte}`));
+    const zero = await api.read(optionQuoteRoute, `/v1/options/quotes/${FIELD.zeroDte}`);
     expect(zero).toMatchObject({ dte: 0, mid: 0.075, iv: 45, delta: -0.2 });
     expect(zero.spreadPercent).toBeCloseTo(66.6667, 3);
-    const deep = await contractBody(optionQuoteRoute, await get(`/v1/options/quotes/${FIELD.deepItm}`));
+    const deep = await api.read(optionQuoteRoute, `/v1/options/quotes/${FIELD.deepItm}`);
     expect(deep).toMatchObject({ dte: 30, mid: 42, delta: 1, iv: null });
     expect(deep.spreadPercent).toBeCloseTo((0.2 / 42) * 100, 4);
   });
 
   it("answers 400 invalid_parameter for a malformed symbol, 404 for an unknown one, 400 missing_symbol when absent", async () => {
     for (const bad of ["AAPL", "aapl250117c00175000", "AAPL251317C00175000", "%20%20%20", "A".repeat(40)]) {
-      await expectError(await get(`/v1/options/quotes/${bad}`), 400, "invalid_parameter");
+      await expectError(await api.get(`/v1/options/quotes/${bad}`), 400, "invalid_parameter");
     }
-    await expectError(await get("/v1/options/quotes/AAPL200117C00175000"), 404, "not_found");
-    await expectError(await get("/v1/options/quotes/"), 400, "missing_symbol");
+    await expectError(await api.get("/v1/options/quotes/AAPL200117C00175000"), 404, "not_found");
+    await expectError(await api.get("/v1/options/quotes/"), 400, "missing_symbol");
   });
 });
 
@@ -145,9 +143,9 @@ describe("GET /v1/options/quotes?symbols=", () => {
     const paddedA = rows[0]!.root.padEnd(6, " ") + a!.slice((rows[0]!.root as string).length);
     const unknown = "QQQ200117C00100000";
     // The ET-day count, not X-RateLimit-Remaining: the bucket may refill a token between two calls.
-    const today = async () => (await contractBody(usageRoute, await get("/v1/usage"))).requests!.today;
+    const today = async () => (await api.read(usageRoute, "/v1/usage")).requests!.today;
     const before = await today();
-    const res = await get(`/v1/options/quotes?symbols=${[a, b, c, a, encodeURIComponent(paddedA), unknown].join(",")}`);
+    const res = await api.get(`/v1/options/quotes?symbols=${[a, b, c, a, encodeURIComponent(paddedA), unknown].join(",")}`);
     expect(res.status).toBe(200);
     expect(await today()).toBe(before + 2);
     const body = await contractBody(batchQuotesRoute, res);
@@ -158,17 +156,17 @@ describe("GET /v1/options/quotes?symbols=", () => {
   it("allows 20 distinct symbols and refuses 21 with too_many_symbols", async () => {
     const rows = await marketSql().query("select option_symbol from option_quotes where underlying = 'SPY' limit 21");
     const symbols = rows.map((r) => r.option_symbol as string);
-    const twenty = await get(`/v1/options/quotes?symbols=${symbols.slice(0, 20).join(",")}`);
+    const twenty = await api.get(`/v1/options/quotes?symbols=${symbols.slice(0, 20).join(",")}`);
     expect((await contractBody(batchQuotesRoute, twenty)).quotes).toHaveLength(20);
-    await expectError(await get(`/v1/options/quotes?symbols=${symbols.join(",")}`), 400, "too_many_symbols");
+    await expectError(await api.get(`/v1/options/quotes?symbols=${symbols.join(",")}`), 400, "too_many_symbols");
     // Duplicates do not count twice.
-    expect((await get(`/v1/options/quotes?symbols=${[...symbols.slice(0, 20), symbols[0]].join(",")}`)).status).toBe(200);
+    expect((await api.get(`/v1/options/quotes?symbols=${[...symbols.slice(0, 20), symbols[0]].join(",")}`)).status).toBe(200);
   });
 
   it("requires symbols and rejects malformed ones", async () => {
-    await expectError(await get("/v1/options/quotes"), 400, "missing_symbol");
-    await expectError(await get("/v1/options/quotes?symbols="), 400, "missing_symbol");
-    await expectError(await get("/v1/options/quotes?symbols=,,"), 400, "missing_symbol");
-    await expectError(await get("/v1/options/quotes?symbols=SPY,QQQ"), 400, "invalid_parameter");
+    await expectError(await api.get("/v1/options/quotes"), 400, "missing_symbol");
+    await expectError(await api.get("/v1/options/quotes?symbols="), 400, "missing_symbol");
+    await expectError(await api.get("/v1/options/quotes?symbols=,,"), 400, "missing_symbol");
+    await expectError(await api.get("/v1/options/quotes?symbols=SPY,QQQ"), 400, "invalid_parameter");
   });
 });

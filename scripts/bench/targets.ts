@@ -1,4 +1,6 @@
 import { addDays, todayInNewYork } from "../../src/domain/calendar";
+import { pathPattern, type HttpMethod } from "../../src/http/route";
+import { routes } from "../../src/routes";
 import type { SqlBackend } from "../sql-endpoint/sql-backend";
 
 /**
@@ -20,6 +22,17 @@ export interface Target {
   /** A JSON body, sent with POST. */
   body?: unknown;
   kind?: TargetKind;
+}
+
+/**
+ * What a repeated request to a path should cost, read from its route's own `caching`: a route
+ * served from the snapshot is `warm`, one that reads on every request `one-trip`.
+ */
+function kindOf(path: string, method: HttpMethod = "get"): TargetKind {
+  const pathname = path.split("?")[0] as string;
+  const route = routes.find((r) => r.method === method && pathPattern(r.path).test(pathname));
+  if (!route) throw new Error(`no route answers ${method.toUpperCase()} ${pathname}`);
+  return route.caching === "snapshot" ? "warm" : "one-trip";
 }
 
 export const FLOOR: Target = { name: "empty route (floor)", path: "/__bench/floor", expect: 204 };
@@ -88,46 +101,41 @@ export async function marketTargets(backend: SqlBackend): Promise<MarketTargets>
   ).rows[0];
   console.log(`flow: sessions ${sessions.join(", ")}; busiest ticker ${busiest?.ticker} (${busiest?.n} prints in the newest session)`);
   const today = todayInNewYork();
-  const warm = (name: string, path: string): Target => ({ name, path, auth: true, kind: "warm" });
+  const judged = (name: string, path: string): Target => ({ name, path, auth: true, kind: kindOf(path) });
   return {
     largest,
     batch,
     targets: [
-      warm(`GET /v1/chain/${largest} (defaults)`, `/v1/chain/${largest}`),
+      judged(`GET /v1/chain/${largest} (defaults)`, `/v1/chain/${largest}`),
       {
         name: `GET /v1/chain/${largest} (new query)`,
         path: (i) => `/v1/chain/${largest}?strikeMin=${(i / 1000).toFixed(3)}`,
         auth: true,
         kind: "one-trip",
       },
-      warm("GET /v1/options/quotes (batch of 20)", `/v1/options/quotes?symbols=${batch.join(",")}`),
-      warm(`GET /v1/options/quotes/{one}`, `/v1/options/quotes/${batch[0]}`),
-      warm(`GET /v1/expirations/${largest}`, `/v1/expirations/${largest}`),
-      {
-        name: "GET /v1/flow (market-wide, 3 sessions)",
-        path: `/v1/flow?from=${sessions.at(-1)}&to=${sessions[0]}`,
-        auth: true,
-        kind: "one-trip",
-      },
-      { name: `GET /v1/flow?symbol=${busiest?.ticker}`, path: `/v1/flow?symbol=${busiest?.ticker}`, auth: true, kind: "one-trip" },
-      { name: `GET /v1/flow/net?symbol=${busiest?.ticker}`, path: `/v1/flow/net?symbol=${busiest?.ticker}`, auth: true, kind: "one-trip" },
-      warm("GET /v1/earnings (90 days)", `/v1/earnings?from=${today}&to=${addDays(today, 89)}`),
-      warm(`GET /v1/iv/${largest}`, `/v1/iv/${largest}`),
-      warm("GET /v1/stocks/top-iv", "/v1/stocks/top-iv"),
-      warm("GET /v1/stocks/top-ivr", "/v1/stocks/top-ivr"),
-      warm(`GET /v1/gex/${largest}?maxDte=730`, `/v1/gex/${largest}?maxDte=730`),
+      judged("GET /v1/options/quotes (batch of 20)", `/v1/options/quotes?symbols=${batch.join(",")}`),
+      judged(`GET /v1/options/quotes/{one}`, `/v1/options/quotes/${batch[0]}`),
+      judged(`GET /v1/expirations/${largest}`, `/v1/expirations/${largest}`),
+      judged("GET /v1/flow (market-wide, 3 sessions)", `/v1/flow?from=${sessions.at(-1)}&to=${sessions[0]}`),
+      judged(`GET /v1/flow?symbol=${busiest?.ticker}`, `/v1/flow?symbol=${busiest?.ticker}`),
+      judged(`GET /v1/flow/net?symbol=${busiest?.ticker}`, `/v1/flow/net?symbol=${busiest?.ticker}`),
+      judged("GET /v1/earnings (90 days)", `/v1/earnings?from=${today}&to=${addDays(today, 89)}`),
+      judged(`GET /v1/iv/${largest}`, `/v1/iv/${largest}`),
+      judged("GET /v1/stocks/top-iv", "/v1/stocks/top-iv"),
+      judged("GET /v1/stocks/top-ivr", "/v1/stocks/top-ivr"),
+      judged(`GET /v1/gex/${largest}?maxDte=730`, `/v1/gex/${largest}?maxDte=730`),
       {
         name: `GET /v1/gex/${largest}?maxDte=730 (new window)`,
         path: (i) => `/v1/gex/${largest}?maxDte=730&minDte=${i % 700}`,
         auth: true,
       },
-      warm(`GET /v1/gex/${largest}/heatmap?maxDte=730`, `/v1/gex/${largest}/heatmap?maxDte=730`),
+      judged(`GET /v1/gex/${largest}/heatmap?maxDte=730`, `/v1/gex/${largest}/heatmap?maxDte=730`),
       ...Object.entries(SCREENS).map(([name, body]): Target => ({
         name: `POST /v1/contracts/screen (${name})`,
         path: "/v1/contracts/screen",
         body,
         auth: true,
-        kind: "one-trip",
+        kind: kindOf("/v1/contracts/screen", "post"),
       })),
     ],
   };

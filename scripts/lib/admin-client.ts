@@ -1,6 +1,9 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { AdminApi } from "./admin-api";
 import { DEV_DIR } from "./config";
+
+export type { AdminError, AdminResult } from "./admin-api";
 
 /** Where the admin token of `npm run dev` is kept (git-ignored). */
 export const DEV_ADMIN_TOKEN_FILE = join(DEV_DIR, "admin-token");
@@ -8,14 +11,6 @@ export const DEV_ADMIN_TOKEN_FILE = join(DEV_DIR, "admin-token");
 export const DEV_ADMIN_URL_FILE = join(DEV_DIR, "admin-url");
 
 const saved = (file: string) => (existsSync(file) ? readFileSync(file, "utf8").trim() : "");
-
-export interface AdminError {
-  error: string;
-  message: string;
-  status: number;
-}
-
-export type AdminResult<T> = { ok: true; status: number; body: T } | { ok: false; status: number; body: AdminError };
 
 const LOOPBACK_HOST = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|localhost|\[::1\])$/i;
 
@@ -36,17 +31,29 @@ export function checkedAdminUrl(baseUrl: string): string {
   return baseUrl.replace(/\/+$/, "");
 }
 
-/** A client of the Worker's internal admin API. */
-export class AdminClient {
+/** The admin API over HTTP, for the CLI, `npm run dev`, the loaders and the bench. */
+export class AdminClient extends AdminApi {
   readonly baseUrl: string;
 
   constructor(
     baseUrl: string,
-    private readonly token: string,
+    token: string,
     /** Headers for a gate in front of the admin hostname, e.g. a Cloudflare Access service token. */
-    private readonly gateHeaders: Record<string, string> = {},
+    gateHeaders: Record<string, string> = {},
   ) {
-    this.baseUrl = checkedAdminUrl(baseUrl);
+    const checked = checkedAdminUrl(baseUrl);
+    super(async (path, init) => {
+      try {
+        return await fetch(checked + path, {
+          ...init,
+          headers: { ...gateHeaders, Authorization: `Bearer ${token}`, ...(init.headers as Record<string, string>) },
+          signal: AbortSignal.timeout(15_000),
+        });
+      } catch {
+        throw new Error(`cannot reach the admin API at ${checked} (is the service running?)`);
+      }
+    });
+    this.baseUrl = checked;
   }
 
   /** From ADMIN_URL / ADMIN_TOKEN (and ADMIN_ACCESS_CLIENT_ID/_SECRET), else the local dev server's saved URL and token. */
@@ -61,53 +68,4 @@ export class AdminClient {
       accessId && accessSecret ? { "CF-Access-Client-Id": accessId, "CF-Access-Client-Secret": accessSecret } : {};
     return new AdminClient(baseUrl, token, gate);
   }
-
-  async request<T>(method: string, path: string, body?: unknown): Promise<AdminResult<T>> {
-    let res: Response;
-    try {
-      res = await fetch(this.baseUrl + path, {
-        method,
-        headers: { ...this.gateHeaders, Authorization: `Bearer ${this.token}`, "Content-Type": "application/json" },
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(15_000),
-      });
-    } catch {
-      throw new Error(`cannot reach the admin API at ${this.baseUrl} (is the service running?)`);
-    }
-    const parsed = (await res.json().catch(() => ({ error: "bad_response", message: "non-JSON response", status: res.status }))) as unknown;
-    return res.ok ? { ok: true, status: res.status, body: parsed as T } : { ok: false, status: res.status, body: parsed as AdminError };
-  }
-
-  createAccount(input: { name: string; status?: string; plan?: string; trialEnded?: boolean }) {
-    return this.request<AccountView>("POST", "/admin/accounts", input);
-  }
-  showAccount(name: string) {
-    return this.request<AccountView>("GET", `/admin/accounts/${encodeURIComponent(name)}`);
-  }
-  setSubscription(account: string, input: { status: string; plan?: string; trialEnded?: boolean }) {
-    return this.request<AccountView>("PUT", `/admin/accounts/${encodeURIComponent(account)}/subscription`, input);
-  }
-  createKey(account: string) {
-    return this.request<{ id: number; key: string; prefix: string }>("POST", `/admin/accounts/${encodeURIComponent(account)}/keys`);
-  }
-  listKeys(account: string) {
-    return this.request<{ id: number; prefix: string; createdAt: string; revokedAt: string | null }[]>(
-      "GET",
-      `/admin/accounts/${encodeURIComponent(account)}/keys`,
-    );
-  }
-  /** After a load: the Worker reads the new snapshot version and serves it at once. */
-  refreshSnapshot() {
-    return this.request<{ version: number; asOf: string | null }>("POST", "/admin/market/snapshot");
-  }
-  revokeKey(id: number) {
-    return this.request<{ id: number; prefix: string; createdAt: string; revokedAt: string | null }>("POST", `/admin/keys/${id}/revoke`);
-  }
-}
-
-export interface AccountView {
-  id: number;
-  name: string;
-  createdAt: string;
-  subscription: { plan: string; status: string; trialEnd: string | null } | null;
 }

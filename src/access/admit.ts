@@ -2,16 +2,17 @@ import type { Context } from "hono";
 import type { AppEnv } from "../app-env";
 import { ApiError } from "../http/errors";
 import { rateHeaders } from "../http/limit-headers";
+import type { EntitlementReason } from "../domain/entitlement-reasons";
 import type { AdmitResult } from "../limits/admission";
 import { authenticationFailed, REVOKED_OR_UNKNOWN } from "./authenticate";
 import { rememberRevoked, type KeyIdentity, type ResolvedKey } from "./resolve-key";
 
-const ENTITLEMENT_MESSAGES = {
+const ENTITLEMENT_MESSAGES: Record<EntitlementReason, string> = {
   subscription_required: "This account has no subscription; start a trial or subscribe to Basic in the dashboard.",
   subscription_inactive: "This account's subscription is not active; update billing in the dashboard.",
   trial_ended: "The free trial has ended; subscribe to Basic in the dashboard to continue.",
   plan_upgrade_required: "This account's plan does not include the API; upgrade in the dashboard.",
-} as const;
+};
 
 export type Admitted = Extract<AdmitResult, { kind: "admitted" }>;
 

@@ -1,24 +1,33 @@
+import { z } from "zod";
+
 /** Plan ids as stored on subscriptions. */
 export type PlanId = "trial" | "basic" | "internal";
 
-export interface PlanLimits {
-  requestsPerMinute: number;
-  concurrency: number;
-  maxRows: number;
-  historyDays: number;
-  activeKeys: number;
-  batchQuoteSymbols: number;
-  flowSymbols: number;
-}
+/** What a plan allows: the one shape the limiter, the control plane and `/public/plans` read. */
+export const PlanLimitsSchema = z.object({
+  requestsPerMinute: z.int(),
+  concurrency: z.int(),
+  maxRows: z.int(),
+  historyDays: z.int(),
+  activeKeys: z.int(),
+  batchQuoteSymbols: z.int(),
+  flowSymbols: z.int(),
+});
+export type PlanLimits = z.infer<typeof PlanLimitsSchema>;
 
-export interface Plan {
+/** A plan as `/public/plans` lists it. */
+export const PublicPlanSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  priceMonthlyUsd: z.number(),
+  trialDays: z.int().nullable().describe("Length of the once-per-account trial; null for paid plans."),
+  limits: PlanLimitsSchema,
+});
+
+export interface Plan extends z.infer<typeof PublicPlanSchema> {
   id: PlanId;
-  name: string;
-  priceMonthlyUsd: number;
-  trialDays: number | null;
   /** Listed on `/public/plans` and offered to customers; unlisted plans are granted by the operator only. */
   listed: boolean;
-  limits: PlanLimits;
 }
 
 /** The limits of both customer plans (spec: General rule 5 and Limits). */

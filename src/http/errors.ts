@@ -1,4 +1,8 @@
 import type { Context } from "hono";
+import { ENTITLEMENT_REASONS, type EntitlementReason } from "../domain/entitlement-reasons";
+
+/** Every entitlement reason is a 403 of its own name. */
+const ENTITLEMENT_STATUS = Object.fromEntries(ENTITLEMENT_REASONS.map((reason) => [reason, 403])) as Record<EntitlementReason, 403>;
 
 /** Every error code the API can answer, with its HTTP status. The single source for both. */
 export const ERROR_STATUS = {
@@ -11,10 +15,7 @@ export const ERROR_STATUS = {
   credentials_in_query: 400,
   missing_api_key: 401,
   invalid_api_key: 401,
-  subscription_required: 403,
-  subscription_inactive: 403,
-  trial_ended: 403,
-  plan_upgrade_required: 403,
+  ...ENTITLEMENT_STATUS,
   wrong_credential_type: 403,
   origin_forbidden: 403,
   not_found: 404,

@@ -1,3 +1,4 @@
+import { ENTITLEMENT_REASONS } from "../domain/entitlement-reasons";
 import type { ErrorCode } from "./errors";
 import { trailingSymbolParam, type Access, type RouteSpec } from "./route";
 
@@ -20,10 +21,7 @@ const BY_ACCESS: Record<Access, ErrorCode[]> = {
     "missing_api_key",
     "invalid_api_key",
     "wrong_credential_type",
-    "subscription_required",
-    "subscription_inactive",
-    "trial_ended",
-    "plan_upgrade_required",
+    ...ENTITLEMENT_REASONS,
     "too_many_auth_failures",
     "rate_limited",
     "too_many_concurrent_requests",

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { isCalendarDate } from "../domain/calendar";
 import { DECIMAL_TEXT } from "../domain/decimal-text";
-import { ApiError } from "./errors";
+import { aliased, orderedRange } from "./input-checks";
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -35,19 +35,6 @@ export const dateParam = z
   .refine(isCalendarDate, "is not a calendar date of the years 0001-9999")
   .optional();
 
-/**
- * The value of a parameter that has an alias: either name may be used; both with different
- * values is a client error rather than a silent choice.
- */
-export function aliased<Q, K extends keyof Q & string, A extends keyof Q & string>(query: Q, name: K, alias: A): Q[K] | Q[A] | undefined {
-  const a = query[name];
-  const b = query[alias];
-  if (a !== undefined && b !== undefined && (a as unknown) !== (b as unknown)) {
-    throw new ApiError("invalid_parameter", `Parameters '${name}' and '${alias}' are aliases and were given different values.`);
-  }
-  return a ?? b;
-}
-
 /** A page size: any positive integer (plans clamp it, so a large value is not an error). */
 export function limitParam(doc: ParamDoc) {
   return z.preprocess(numericText, z.coerce.number().int().min(1).optional().meta(doc));
@@ -80,7 +67,7 @@ export function dteWindow(q: DteQuery, options: { zeroMaxIsUnset: boolean }): { 
   const maxGiven = aliased(q, "maxDte", "dteMax");
   const min = minGiven ?? 0;
   const max = options.zeroMaxIsUnset && maxGiven === 0 ? undefined : maxGiven;
-  if (max !== undefined && max < min) throw new ApiError("invalid_range", `maxDte (${max}) is below minDte (${min}).`);
+  orderedRange(["minDte", min], ["maxDte", max], "below");
   return { min, minGiven: minGiven !== undefined, max };
 }
 

@@ -8,6 +8,13 @@ export type HttpMethod = "get" | "post" | "put";
 /** Who may call a route: anyone, any valid key, a key of an entitled account, or the operator (admin API). */
 export type Access = "public" | "key" | "entitled" | "admin";
 
+/**
+ * How a route's answer is made. `snapshot`: a function of the loaded market snapshot, served
+ * through `snapshotResponse` from the edge cache (warm, no database round trip). `per-request`:
+ * computed on every request (live reads, accounts, flow, the screener, or nothing to cache).
+ */
+export type Caching = "snapshot" | "per-request";
+
 export interface HeaderDoc {
   description: string;
   schema: Record<string, unknown>;
@@ -60,6 +67,7 @@ export interface RouteSpec<
   description?: string;
   tags: string[];
   access: Access;
+  caching: Caching;
   params?: P;
   query?: Q;
   /** JSON request body. */

@@ -1,6 +1,7 @@
 import { sha256Hex } from "../../src/crypto/sha256";
 import { newSessionToken } from "../../src/dashboard/sessions";
-import { admin, newAccount, type TestAccount } from "./accounts";
+import type { CreateAccountInput } from "../../src/routes/admin/accounts";
+import { admin, bodyOf, newAccount, type TestAccount } from "./accounts";
 import { controlSql } from "./market-db";
 import { call, testEnv } from "./worker";
 
@@ -23,10 +24,10 @@ export interface SignedIn extends TestAccount {
  * (the sign-in itself is tested through a real provider in test/node/dashboard.browser.test.ts).
  */
 export async function signedInAccount(
-  options: { status?: string; keys?: number; lastSeenAgoMs?: number; expiresInMs?: number; revoked?: boolean } = {},
+  options: { status?: CreateAccountInput["status"]; keys?: number; lastSeenAgoMs?: number; expiresInMs?: number; revoked?: boolean } = {},
 ): Promise<SignedIn> {
   const account = await newAccount({ status: options.status ?? "none", keys: options.keys ?? 0 });
-  const { body } = await admin<{ id: number }>("GET", `/admin/accounts/${account.name}`);
+  const body = bodyOf(await admin.showAccount(account.name));
   const token = await newSessionToken(sessionSecrets());
   const now = Date.now();
   await controlSql().query(

@@ -20,7 +20,7 @@ export function controlSql() {
 /** Simulates a new market load as the loaders do it: a new snapshot version and time, then the edge is told. */
 export async function bumpMarketVersion(): Promise<void> {
   await marketSql().query("update market_state set version = version + 1, as_of = now()");
-  const res = await admin("POST", "/admin/market/snapshot");
+  const res = await admin.refreshSnapshot();
   if (res.status !== 200) throw new Error(`snapshot refresh failed: ${res.status}`);
 }
 

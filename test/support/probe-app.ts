@@ -27,6 +27,7 @@ export const probe = (
     summary: path,
     tags: [],
     access,
+    caching: "per-request",
     response: { description: path },
     handler,
     ...(query ? { query } : {}),

@@ -34,9 +34,6 @@ const BODIES: Record<string, unknown> = {
   screenContracts: { type: "put", dteMin: 7, dteMax: 60, filters: [{ field: "annualizedReturn", operation: "sort", value: "desc" }] },
 };
 
-/** Routes whose answer is not a function of the loaded snapshot alone (a live vendor quote, per-request flow queries), so they read on every request. */
-export const READ_PER_REQUEST: ReadonlySet<string> = new Set(["getEquityQuote", "getFlow", "getNetFlow", "screenContracts"]);
-
 export interface SampleRequest {
   route: RouteSpec;
   path: string;

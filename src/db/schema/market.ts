@@ -18,8 +18,10 @@ import { tsz } from "./columns";
 const day = (name: string) => date(name, { mode: "string" });
 
 /**
- * The loaded market snapshot. `version` changes on every load; caches and pagination cursors are
- * bound to it so a page sequence never mixes two snapshots.
+ * The loaded market snapshot. `version` changes on every load and keys every snapshot-derived cache
+ * entry (docs/storage.md). Pagination cursors do not carry it: they hold the last row's key and are
+ * bound to the query (src/pagination/cursor.ts), so a load between two pages continues in the new
+ * snapshot from the same position.
  */
 export const marketState = pgTable("market_state", {
   id: smallint("id").primaryKey().default(1),
@@ -116,6 +118,7 @@ export const optionQuotes = pgTable(
     previousMark: doublePrecision("previous_mark"),
   },
   (t) => [
+    // The chain's order: a chain cursor continues after its (expiration, strike, side, root).
     uniqueIndex("option_quotes_chain_idx").on(t.underlying, t.expiration, t.strike, t.side, t.root),
     index("option_quotes_expiration_idx").on(t.expiration),
   ],

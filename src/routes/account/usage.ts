@@ -28,6 +28,7 @@ export const usageRoute = defineRoute({
   description: "Needs only a valid key; no subscription required.",
   tags: ["Account"],
   access: "key",
+  caching: "per-request",
   response: { description: "Usage of the key's account.", schema: UsageSchema },
   handler: (c) => {
     const { entitlement, usage } = c.get("account");

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ENTITLEMENT_REASONS } from "../../domain/entitlement-reasons";
 import { defineRoute } from "../../http/route";
 
 export const VerifySchema = z.object({
@@ -8,9 +9,7 @@ export const VerifySchema = z.object({
   plan: z.string().nullable().describe("Plan id (e.g. `basic`), returned even if the subscription is inactive."),
   subscription_status: z.string().nullable().describe("Payment-provider status, e.g. `active`, `trialing`, `past_due`."),
   entitled: z.boolean(),
-  entitlement_reason: z
-    .enum(["", "subscription_required", "subscription_inactive", "trial_ended", "plan_upgrade_required"])
-    .describe("Reason code when not entitled; empty string when entitled."),
+  entitlement_reason: z.enum(["", ...ENTITLEMENT_REASONS]).describe("Reason code when not entitled; empty string when entitled."),
 });
 export type Verify = z.infer<typeof VerifySchema>;
 
@@ -22,6 +21,7 @@ export const verifyRoute = defineRoute({
   description: "Needs only a valid key; no subscription required.",
   tags: ["Account"],
   access: "key",
+  caching: "per-request",
   response: { description: "The key and its account's entitlement.", schema: VerifySchema },
   handler: (c) => {
     const { keyId, keyPrefix, entitlement } = c.get("account");

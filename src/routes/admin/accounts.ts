@@ -11,6 +11,26 @@ const accountName = z
   .max(100)
   .regex(/^[\w.@-]+$/, "letters, digits, . @ _ - only");
 const status = z.enum(SUBSCRIPTION_STATUSES);
+const plan = z.string().min(1).max(40);
+
+export const CreateAccountBody = z.object({
+  name: accountName,
+  status: status.or(z.literal("none")).optional(),
+  plan: plan.optional(),
+  trialEnded: z.boolean().optional(),
+});
+export type CreateAccountInput = z.input<typeof CreateAccountBody>;
+
+export const SetSubscriptionBody = z.object({ status, plan: plan.optional(), trialEnded: z.boolean().optional() });
+export type SetSubscriptionInput = z.input<typeof SetSubscriptionBody>;
+
+export const AdminAccountSchema = z.object({
+  id: z.int(),
+  name: z.string(),
+  createdAt: z.string(),
+  subscription: z.object({ plan: z.string(), status: z.string(), trialEnd: z.string().nullable() }).nullable(),
+});
+export type AdminAccount = z.infer<typeof AdminAccountSchema>;
 
 export const createAccountRoute = defineRoute({
   method: "post",
@@ -19,13 +39,9 @@ export const createAccountRoute = defineRoute({
   summary: "Create an account",
   tags: ["Admin"],
   access: "admin",
-  body: z.object({
-    name: accountName,
-    status: status.or(z.literal("none")).optional(),
-    plan: z.string().min(1).max(40).optional(),
-    trialEnded: z.boolean().optional(),
-  }),
-  response: { status: 201, description: "Created." },
+  caching: "per-request",
+  body: CreateAccountBody,
+  response: { status: 201, description: "Created.", schema: AdminAccountSchema },
   handler: async (c, { body }) => unwrap(await services(c).controlPlane.accounts.create(body)),
 });
 
@@ -36,8 +52,9 @@ export const getAccountRoute = defineRoute({
   summary: "Show an account",
   tags: ["Admin"],
   access: "admin",
+  caching: "per-request",
   params: z.object({ name: accountName }),
-  response: { description: "The account." },
+  response: { description: "The account.", schema: AdminAccountSchema },
   handler: async (c, { params }) => unwrap(await services(c).controlPlane.accounts.view(params.name)),
 });
 
@@ -48,8 +65,9 @@ export const setSubscriptionRoute = defineRoute({
   summary: "Set an account's subscription",
   tags: ["Admin"],
   access: "admin",
+  caching: "per-request",
   params: z.object({ name: accountName }),
-  body: z.object({ status, plan: z.string().min(1).max(40).optional(), trialEnded: z.boolean().optional() }),
-  response: { description: "The account after the change." },
+  body: SetSubscriptionBody,
+  response: { description: "The account after the change.", schema: AdminAccountSchema },
   handler: async (c, { params, body }) => unwrap(await services(c).controlPlane.subscriptions.set({ account: params.name, ...body })),
 });

@@ -5,6 +5,15 @@ import { services } from "../../services";
 
 const accountParams = z.object({ name: z.string().trim().min(1).max(100) });
 
+export const NewKeySchema = z.object({ id: z.int(), key: z.string().describe("Shown once."), prefix: z.string() });
+export type NewKey = z.infer<typeof NewKeySchema>;
+
+export const AdminKeySchema = z.object({ id: z.int(), prefix: z.string(), createdAt: z.string(), revokedAt: z.string().nullable() });
+export type AdminKey = z.infer<typeof AdminKeySchema>;
+
+export const AdminKeysSchema = z.array(AdminKeySchema);
+export type AdminKeys = z.infer<typeof AdminKeysSchema>;
+
 export const createKeyRoute = defineRoute({
   method: "post",
   path: "/admin/accounts/{name}/keys",
@@ -12,8 +21,9 @@ export const createKeyRoute = defineRoute({
   summary: "Issue an API key (shown once)",
   tags: ["Admin"],
   access: "admin",
+  caching: "per-request",
   params: accountParams,
-  response: { status: 201, description: "The new key." },
+  response: { status: 201, description: "The new key.", schema: NewKeySchema },
   handler: async (c, { params }) => unwrap(await services(c).controlPlane.keys.create(params.name)),
 });
 
@@ -24,8 +34,9 @@ export const listKeysRoute = defineRoute({
   summary: "List an account's keys",
   tags: ["Admin"],
   access: "admin",
+  caching: "per-request",
   params: accountParams,
-  response: { description: "Keys, oldest first." },
+  response: { description: "Keys, oldest first.", schema: AdminKeysSchema },
   handler: async (c, { params }) => unwrap(await services(c).controlPlane.keys.list(params.name)),
 });
 
@@ -36,7 +47,8 @@ export const revokeKeyRoute = defineRoute({
   summary: "Revoke an API key",
   tags: ["Admin"],
   access: "admin",
+  caching: "per-request",
   params: z.object({ id: z.coerce.number().int().positive().max(2_147_483_647, "is not a key id") }),
-  response: { description: "The revoked key." },
+  response: { description: "The revoked key.", schema: AdminKeySchema },
   handler: async (c, { params }) => unwrap(await services(c).controlPlane.keys.revoke(params.id)),
 });

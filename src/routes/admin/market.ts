@@ -3,6 +3,9 @@ import { defineRoute } from "../../http/route";
 import { refreshSnapshot } from "../../edge-cache/snapshot-version";
 import { services } from "../../services";
 
+export const SnapshotRefreshSchema = z.object({ version: z.number(), asOf: z.string().nullable() });
+export type SnapshotRefresh = z.infer<typeof SnapshotRefreshSchema>;
+
 /** After a load: the edge that receives this serves the new snapshot on its next request, every edge within 60 s. */
 export const refreshSnapshotRoute = defineRoute({
   method: "post",
@@ -11,9 +14,10 @@ export const refreshSnapshotRoute = defineRoute({
   summary: "Publish the loaded market snapshot to the edge",
   tags: ["Admin"],
   access: "admin",
+  caching: "per-request",
   response: {
     description: "The snapshot now current at the edge.",
-    schema: z.object({ version: z.number(), asOf: z.string().nullable() }),
+    schema: SnapshotRefreshSchema,
   },
   handler: (c) => refreshSnapshot(services(c).edge),
 });

@@ -6,10 +6,12 @@ import { requestToday } from "../../http/request-clock";
 import { STANDARD_LIMITS } from "../../domain/plans";
 import { tickerParam } from "../../domain/symbols";
 import { ApiError } from "../../http/errors";
+import { cursorPosition } from "../../http/cursor-param";
+import { orderedRange } from "../../http/input-checks";
 import { clampToPlan, markClamped } from "../../http/limit-headers";
 import { dateParam, limitParam } from "../../http/query-params";
 import type { CalendarWindow } from "../../market/calendars";
-import { decodeCursor, encodeCursor, queryDigest } from "../../pagination/cursor";
+import { encodeCursor, queryDigest } from "../../pagination/cursor";
 
 export const DEFAULT_CALENDAR_LIMIT = 250;
 export const DEFAULT_WINDOW_DAYS = 30;
@@ -53,7 +55,7 @@ export function calendarEnvelope<E extends z.ZodType>(event: E) {
 export function calendarWindow(c: Context<AppEnv>, q: CalendarQueryInput, today = requestToday(c)): CalendarWindow {
   let from = q.from ?? (q.to !== undefined && q.to < today ? q.to : today);
   const to = q.to ?? addDays(from, DEFAULT_WINDOW_DAYS - 1);
-  if (from > to) throw new ApiError("invalid_range", `from (${from}) is after to (${to}).`);
+  orderedRange(["from", from], ["to", to], "after");
   const historyStart = addDays(today, -c.get("account").limits.historyDays);
   if (from < historyStart) {
     from = historyStart;
@@ -68,6 +70,8 @@ export function calendarWindow(c: Context<AppEnv>, q: CalendarQueryInput, today 
 
 /** An event's position in calendar order: (date, symbol) is unique. */
 type Position = [date: string, symbol: string];
+/** What a calendar cursor carries: the position of the last event served. */
+const POSITION = z.tuple([z.string(), z.string()]);
 
 export interface CalendarPage<T> {
   from: string;
@@ -101,14 +105,7 @@ export async function calendarPage<E, T>(
   const digest = await queryDigest({ name, from: q.from, to: q.to, symbol: q.symbol, includeAll: q.includeAll ?? false, limit });
   let start = 0;
   if (q.cursor !== undefined) {
-    const after = await decodeCursor(secrets, q.cursor, digest);
-    if (!Array.isArray(after) || after.length !== 2 || typeof after[0] !== "string" || typeof after[1] !== "string") {
-      throw new ApiError(
-        "invalid_parameter",
-        "Invalid query parameter 'cursor': not a cursor issued for this query; start again without it.",
-      );
-    }
-    const [date, symbol] = after as Position;
+    const [date, symbol] = await cursorPosition(secrets, q.cursor, digest, POSITION);
     start = events.findIndex((e) => {
       const [d, s] = key(e);
       return d > date || (d === date && s > symbol);

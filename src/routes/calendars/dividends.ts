@@ -29,6 +29,7 @@ export const dividendsRoute = defineRoute({
     "Pages are keyset-paginated in (ex-date, symbol) order.",
   tags: ["Calendars"],
   access: "entitled",
+  caching: "snapshot",
   query: z.object({
     ...calendarQueryShape,
     includeAll: booleanParam({ description: "List every symbol of the source, also outside the coverage universe.", default: false }),

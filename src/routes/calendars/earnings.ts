@@ -27,6 +27,7 @@ export const earningsRoute = defineRoute({
     "(date, symbol) order: follow `nextCursor` until it is null.",
   tags: ["Calendars"],
   access: "entitled",
+  caching: "snapshot",
   query: z.object(calendarQueryShape),
   response: { description: "One page of the earnings calendar.", schema: EarningsSchema },
   errors: ["invalid_range"],

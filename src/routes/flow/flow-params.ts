@@ -2,7 +2,8 @@ import { z } from "zod";
 import { flowWindow, type FlowWindowRequest, RETENTION_SESSIONS } from "../../domain/flow-window";
 import { tickerParam } from "../../domain/symbols";
 import { ApiError } from "../../http/errors";
-import { aliased, dateParam, numberParam } from "../../http/query-params";
+import { aliased } from "../../http/input-checks";
+import { dateParam, numberParam } from "../../http/query-params";
 
 export const DEFAULT_MIN_PREMIUM = 10_000;
 

@@ -8,7 +8,8 @@ import { TICKER } from "../../domain/symbols";
 import { isoTimestamp } from "../../db/timestamps";
 import { ApiError } from "../../http/errors";
 import { clampToPlan, markClamped } from "../../http/limit-headers";
-import { aliased, limitParam } from "../../http/query-params";
+import { aliased } from "../../http/input-checks";
+import { limitParam } from "../../http/query-params";
 import { withinQueryBudget } from "../../http/query-timeout";
 import { defineRoute } from "../../http/route";
 import { FLOW_COUNT_CAP, flowCountQuery, flowPageQuery, newestPrintQuery, type FlowFilter } from "../../market/flow";
@@ -129,6 +130,7 @@ export const flowRoute = defineRoute({
     "A query past the time budget gives 503 query_timeout with Retry-After.",
   tags: ["Flow"],
   access: "entitled",
+  caching: "per-request",
   query: FlowQuery,
   response: { description: "Matching prints.", schema: FlowSchema },
   errors: ["out_of_range", "invalid_range", "query_timeout"],

@@ -5,7 +5,7 @@ import { RETENTION_SESSIONS } from "../../domain/flow-window";
 import { STANDARD_LIMITS } from "../../domain/plans";
 import { isoTimestamp } from "../../db/timestamps";
 import { ApiError } from "../../http/errors";
-import { aliased } from "../../http/query-params";
+import { aliased } from "../../http/input-checks";
 import { withinQueryBudget } from "../../http/query-timeout";
 import { defineRoute } from "../../http/route";
 import { netFlowMinutesQuery, netFlowSpotQuery, newestPrintQuery } from "../../market/flow";
@@ -53,6 +53,7 @@ export const netFlowRoute = defineRoute({
     "default; `to` defaults to the `from` session.",
   tags: ["Flow"],
   access: "entitled",
+  caching: "per-request",
   query: z.object({
     symbol: optionalTicker("The underlying (required). Alias: ticker."),
     ticker: optionalTicker("Alias of symbol."),

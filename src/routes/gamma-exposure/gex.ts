@@ -56,6 +56,7 @@ export const gexRoute = defineRoute({
     "Method and conventions: docs/gex.md. Default window: 0 to 60 days to expiration.",
   tags: ["Gamma exposure"],
   access: "entitled",
+  caching: "snapshot",
   params: z.object({ symbol: tickerParam }),
   query: z.object(gexWindowParams),
   response: { description: "GEX profile.", schema: GexProfileSchema },

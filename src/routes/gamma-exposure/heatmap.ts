@@ -3,7 +3,8 @@ import { gexProfile } from "../../analytics/gex";
 import { gexHeatmap, HEATMAP_BAND, HEATMAP_MAX_CELLS } from "../../analytics/gex-heatmap";
 import { tickerParam } from "../../domain/symbols";
 import { isoTimestamp } from "../../db/timestamps";
-import { ApiError, unknownSymbol } from "../../http/errors";
+import { unknownSymbol } from "../../http/errors";
+import { orderedRange } from "../../http/input-checks";
 import { numberParam } from "../../http/query-params";
 import { requestMinute, requestToday } from "../../http/request-clock";
 import { defineRoute } from "../../http/route";
@@ -44,6 +45,7 @@ export const gexHeatmapRoute = defineRoute({
     "contracts past their settlement carry none. Default window: 0 to 60 days to expiration.",
   tags: ["Gamma exposure"],
   access: "entitled",
+  caching: "snapshot",
   params: z.object({ symbol: tickerParam }),
   query: z.object({
     metric: z
@@ -58,9 +60,7 @@ export const gexHeatmapRoute = defineRoute({
   errors: ["not_found", "invalid_range"],
   handler: (c, { params, query }) => {
     const { strikeMin, strikeMax } = query;
-    if (strikeMin !== undefined && strikeMax !== undefined && strikeMin > strikeMax) {
-      throw new ApiError("invalid_range", `strikeMin (${strikeMin}) is above strikeMax (${strikeMax}).`);
-    }
+    orderedRange(["strikeMin", strikeMin], ["strikeMax", strikeMax]);
     const { from, to } = gexWindow(query, requestToday(c));
     const at = requestMinute(c);
     return snapshotResponse(c, {

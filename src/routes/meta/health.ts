@@ -16,6 +16,7 @@ export const healthRoute = defineRoute({
   description: "200 with the service version while the process is alive. Touches no dependency.",
   tags: ["Meta"],
   access: "public",
+  caching: "per-request",
   response: { description: "Alive.", schema: HealthSchema },
   handler: () => ({ status: "ok" as const, version: SERVICE_VERSION }),
 });

@@ -19,6 +19,7 @@ export const openApiRoute = defineRoute({
   description: "Supports `If-None-Match`: 304 when the document is unchanged.",
   tags: ["Meta"],
   access: "public",
+  caching: "per-request",
   response: {
     description: "The API description.",
     schema: z.object({ openapi: z.literal("3.1.0") }).passthrough(),

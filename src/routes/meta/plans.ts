@@ -1,26 +1,8 @@
 import { z } from "zod";
-import { PLANS } from "../../domain/plans";
+import { PLANS, PublicPlanSchema } from "../../domain/plans";
 import { defineRoute } from "../../http/route";
 
-export const PlansSchema = z.object({
-  plans: z.array(
-    z.object({
-      id: z.string(),
-      name: z.string(),
-      priceMonthlyUsd: z.number(),
-      trialDays: z.int().nullable().describe("Length of the once-per-account trial; null for paid plans."),
-      limits: z.object({
-        requestsPerMinute: z.int(),
-        concurrency: z.int(),
-        maxRows: z.int(),
-        historyDays: z.int(),
-        activeKeys: z.int(),
-        batchQuoteSymbols: z.int(),
-        flowSymbols: z.int(),
-      }),
-    }),
-  ),
-});
+export const PlansSchema = z.object({ plans: z.array(PublicPlanSchema) });
 export type Plans = z.infer<typeof PlansSchema>;
 
 export const plansRoute = defineRoute({
@@ -30,6 +12,7 @@ export const plansRoute = defineRoute({
   summary: "Plans, prices and limits",
   tags: ["Meta"],
   access: "public",
+  caching: "per-request",
   response: { description: "Plans offered to customers.", schema: PlansSchema },
   handler: (c) => {
     c.header("Cache-Control", "public, max-age=300");

@@ -59,6 +59,7 @@ export const readyRoute = defineRoute({
   description: `Probes the market and control-plane databases (each bounded to ${PROBE_TIMEOUT_MS} ms; results reused for ${RESULT_TTL_MS / 1000} s). 200 when both answer, 503 with the same body shape when either fails.`,
   tags: ["Meta"],
   access: "public",
+  caching: "per-request",
   response: { description: "Ready.", schema: ReadinessSchema },
   otherResponses: { 503: { description: "Not ready; same body shape.", schema: ReadinessSchema } },
   handler: async (c) => {

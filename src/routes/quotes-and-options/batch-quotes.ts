@@ -26,6 +26,7 @@ export const batchQuotesRoute = defineRoute({
   description: `Up to ${MAX_BATCH_SYMBOLS} distinct OCC symbols; duplicates are queried and returned once; one request however many symbols.`,
   tags: ["Quotes and options"],
   access: "entitled",
+  caching: "snapshot",
   query: z.object({ symbols: z.string().max(2_000).optional().describe(`Comma-separated OCC symbols, at most ${MAX_BATCH_SYMBOLS}.`) }),
   response: { description: "Quotes found and symbols missing.", schema: BatchQuotesSchema },
   errors: ["missing_symbol", "too_many_symbols"],

@@ -6,12 +6,14 @@ import { tickerParam } from "../../domain/symbols";
 import { isoTimestamp } from "../../db/timestamps";
 import { ApiError, unknownSymbol } from "../../http/errors";
 import { clampToPlan } from "../../http/limit-headers";
-import { aliased, dateParam, dteParams, dteWindow, intParam, limitParam, numberParam } from "../../http/query-params";
+import { cursorPosition } from "../../http/cursor-param";
+import { aliased, orderedRange } from "../../http/input-checks";
+import { dateParam, dteParams, dteWindow, intParam, limitParam, numberParam } from "../../http/query-params";
 import { defineRoute } from "../../http/route";
 import { readChainPage, type ChainFilter, type ChainKey } from "../../market/chain";
 import { parameterKey } from "../../edge-cache/derived-cache";
 import { snapshotResponse } from "../../edge-cache/snapshot-response";
-import { decodeCursor, encodeCursor, queryDigest } from "../../pagination/cursor";
+import { encodeCursor, queryDigest } from "../../pagination/cursor";
 import { OptionQuoteSchema, toOptionQuote } from "./option-contract";
 
 export const DEFAULT_CHAIN_LIMIT = 500;
@@ -64,14 +66,10 @@ function absDelta(name: string, value: number | undefined): number | undefined {
 
 /** Validates and normalises the chain parameters into the filter the query runs. */
 function chainFilter(symbol: string, q: ChainQueryInput, today: string, settled: 0 | 1 | 2): ChainFilter {
-  if (q.strikeMin !== undefined && q.strikeMax !== undefined && q.strikeMin > q.strikeMax) {
-    throw new ApiError("invalid_range", `strikeMin (${q.strikeMin}) is above strikeMax (${q.strikeMax}).`);
-  }
+  orderedRange(["strikeMin", q.strikeMin], ["strikeMax", q.strikeMax]);
   const absDeltaMin = absDelta("deltaMin", q.deltaMin);
   const absDeltaMax = absDelta("deltaMax", q.deltaMax);
-  if (absDeltaMin !== undefined && absDeltaMax !== undefined && absDeltaMin > absDeltaMax) {
-    throw new ApiError("invalid_range", `The absolute delta bounds are reversed (${absDeltaMin} > ${absDeltaMax}).`);
-  }
+  orderedRange(["absolute delta", absDeltaMin], ["absolute delta", absDeltaMax], "reversed");
   const dte = dteWindow(q, { zeroMaxIsUnset: true });
   // An explicit expiration replaces the default window; explicit DTE bounds still apply.
   const window =
@@ -95,24 +93,8 @@ function chainFilter(symbol: string, q: ChainQueryInput, today: string, settled:
   };
 }
 
-/** Where a chain page continues (after this key) and page 1's spot; a cursor that does not carry one is a 400. */
-function chainPosition(decoded: unknown): { after: ChainKey; spot: number } {
-  const [after, spot] = Array.isArray(decoded) ? decoded : [];
-  const validKey =
-    Array.isArray(after) &&
-    after.length === 4 &&
-    typeof after[0] === "string" &&
-    typeof after[1] === "number" &&
-    typeof after[2] === "string" &&
-    typeof after[3] === "string";
-  if (!validKey || typeof spot !== "number") {
-    throw new ApiError(
-      "invalid_parameter",
-      "Invalid query parameter 'cursor': not a cursor issued for this query; start again without it.",
-    );
-  }
-  return { after: after as ChainKey, spot };
-}
+/** Where a chain page continues: after this key, with page 1's spot. */
+const CHAIN_POSITION = z.tuple([z.tuple([z.string(), z.number(), z.string(), z.string()]), z.number()]);
 
 export const chainRoute = defineRoute({
   method: "get",
@@ -126,6 +108,7 @@ export const chainRoute = defineRoute({
     "continue in the new snapshot from the same position and keep page 1's `underlyingPrice`).",
   tags: ["Quotes and options"],
   access: "entitled",
+  caching: "snapshot",
   params: z.object({ symbol: tickerParam }),
   query: ChainQuery,
   response: { description: "One page of the chain.", schema: ChainSchema },
@@ -138,9 +121,9 @@ export const chainRoute = defineRoute({
     const limit = clampToPlan(c, query.limit ?? DEFAULT_CHAIN_LIMIT, c.get("account").limits.maxRows);
     // Bound to the parameters as sent and the page size (not to the date: a cursor survives midnight).
     const digest = await queryDigest({ symbol: params.symbol, query: { ...query, cursor: undefined }, limit });
-    const position = query.cursor ? chainPosition(await decodeCursor(secrets, query.cursor, digest)) : null;
+    const position = query.cursor ? await cursorPosition(secrets, query.cursor, digest, CHAIN_POSITION) : null;
 
-    const after = position?.after ?? null;
+    const after: ChainKey | null = position?.[0] ?? null;
     return snapshotResponse(c, {
       name: await parameterKey(`chain:${params.symbol}`, { filter, after, limit, today }),
       // Greeks are served until each contract's settlement instant: the body differs before and after it.
@@ -150,7 +133,7 @@ export const chainRoute = defineRoute({
         if (!value.exists) throw unknownSymbol(params.symbol);
         const page = value.rows.slice(0, limit);
         const last = page.at(-1);
-        const spot = position?.spot ?? page[0]?.underlyingPrice ?? value.underlyingPrice ?? 0;
+        const spot = position?.[1] ?? page[0]?.underlyingPrice ?? value.underlyingPrice ?? 0;
         const truncated = value.rows.length > limit;
         const next: ChainKey | null = truncated && last ? [last.expiration, last.strike, last.side, last.root] : null;
         return {

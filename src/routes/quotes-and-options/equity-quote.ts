@@ -25,6 +25,7 @@ export const equityQuoteRoute = defineRoute({
     "Last price from the configured market data vendor; the stored quote when the vendor fails. 502 only when neither is available.",
   tags: ["Quotes and options"],
   access: "entitled",
+  caching: "per-request",
   params: z.object({ symbol: tickerParam }),
   response: { description: "The quote.", schema: EquityQuoteSchema },
   errors: ["not_found", "upstream_error"],

@@ -25,6 +25,7 @@ export const expirationsRoute = defineRoute({
   summary: "Expiration schedule",
   tags: ["Quotes and options"],
   access: "entitled",
+  caching: "snapshot",
   params: z.object({ symbol: tickerParam }),
   query: z.object(
     dteParams({

@@ -15,6 +15,7 @@ export const optionQuoteRoute = defineRoute({
   description: "One contract by OCC symbol, compact (`AAPL250117C00175000`) or space-padded to 21 characters (URL-encoded).",
   tags: ["Quotes and options"],
   access: "entitled",
+  caching: "snapshot",
   params: z.object({ optionSymbol: z.string().min(1).max(32).describe("OCC symbol.") }),
   response: { description: "The contract.", schema: OptionQuoteSchema },
   errors: ["not_found"],

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ApiError } from "../../http/errors";
+import { aliased, orderedRange } from "../../http/input-checks";
 import type { FilterRule } from "../../screener/compile";
 import { INTEGER_RANGE } from "../../screener/fields";
 
@@ -60,18 +60,8 @@ export const ScreenBody = z.strictObject({
 });
 export type ScreenBodyInput = z.output<typeof ScreenBody>;
 
-/** One value from a field and its alias; two different values are a contradiction the client must resolve. */
-function either<T>(body: ScreenBodyInput, name: keyof ScreenBodyInput, alias: keyof ScreenBodyInput): T | undefined {
-  const a = body[name] as T | undefined;
-  const b = body[alias] as T | undefined;
-  if (a !== undefined && b !== undefined && JSON.stringify(a) !== JSON.stringify(b)) {
-    throw new ApiError("invalid_body", `Body fields '${name}' and '${alias}' are aliases and were given different values.`);
-  }
-  return a ?? b;
-}
-
 function symbolsOf(body: ScreenBodyInput): string[] | undefined {
-  const given = [either<string[] | string>(body, "symbols", "tickers"), body.symbol].filter((v) => v !== undefined);
+  const given = [aliased(body, "symbols", "tickers", "body"), body.symbol].filter((v) => v !== undefined);
   const names = given.flatMap((v) => (Array.isArray(v) ? v : v.split(","))).map((s) => s.trim());
   // An empty list restricts nothing, as if the field were absent.
   return names.some((s) => s !== "") ? names.filter((s) => s !== "") : undefined;
@@ -83,27 +73,23 @@ function topLevelRules(body: ScreenBodyInput): FilterRule[] {
   const add = (field: string, operation: string, value: unknown) => {
     if (value !== undefined) rules.push({ field, operation, value });
   };
-  add("type", "eq", either(body, "type", "optionType"));
+  add("type", "eq", aliased(body, "type", "optionType", "body"));
   add("symbols", "in", symbolsOf(body));
-  const dteMin = either<number>(body, "dteMin", "minDte");
-  const dteMax = either<number>(body, "dteMax", "maxDte");
-  const deltaMin = either<number>(body, "deltaMin", "minDelta");
-  const deltaMax = either<number>(body, "deltaMax", "maxDelta");
-  if (dteMin !== undefined && dteMax !== undefined && dteMin > dteMax) {
-    throw new ApiError("invalid_range", `dteMin (${dteMin}) is above dteMax (${dteMax}).`);
-  }
-  if (deltaMin !== undefined && deltaMax !== undefined && deltaMin > deltaMax) {
-    throw new ApiError("invalid_range", `deltaMin (${deltaMin}) is above deltaMax (${deltaMax}).`);
-  }
+  const dteMin = aliased(body, "dteMin", "minDte", "body");
+  const dteMax = aliased(body, "dteMax", "maxDte", "body");
+  const deltaMin = aliased(body, "deltaMin", "minDelta", "body");
+  const deltaMax = aliased(body, "deltaMax", "maxDelta", "body");
+  orderedRange(["dteMin", dteMin], ["dteMax", dteMax]);
+  orderedRange(["deltaMin", deltaMin], ["deltaMax", deltaMax]);
   add("dte", "gte", dteMin);
   add("dte", "lte", dteMax);
   add("delta", "gte", deltaMin);
   add("delta", "lte", deltaMax);
   // Open interest is whole contracts: at least 100.5 is at least 101.
-  const openInterestMin = either<number>(body, "openInterestMin", "minOpenInterest");
+  const openInterestMin = aliased(body, "openInterestMin", "minOpenInterest", "body");
   add("openInterest", "gte", openInterestMin === undefined ? undefined : Math.ceil(openInterestMin));
-  add("yieldPercent", "gte", either(body, "yieldPercentMin", "minYieldPercent"));
-  add("bidAskSpreadPct", "lte", either(body, "bidAskSpreadPctMax", "maxBidAskSpreadPct"));
+  add("yieldPercent", "gte", aliased(body, "yieldPercentMin", "minYieldPercent", "body"));
+  add("bidAskSpreadPct", "lte", aliased(body, "bidAskSpreadPctMax", "maxBidAskSpreadPct", "body"));
   return rules;
 }
 

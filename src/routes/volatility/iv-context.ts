@@ -36,6 +36,7 @@ export const ivContextRoute = defineRoute({
   description: "Current IV with its 52-week rank, percentile, high and low. The ranked series and the window: docs/volatility.md.",
   tags: ["Volatility"],
   access: "entitled",
+  caching: "snapshot",
   params: z.object({ symbol: tickerParam }),
   response: { description: "IV context.", schema: IvContextSchema },
   errors: ["not_found"],

@@ -51,6 +51,7 @@ function rankingRoute(ranking: "iv" | "ivr", path: string, operationId: string, 
     description: `Stocks ${order}; IV above 200% is excluded; ties in symbol order. Series and window: docs/volatility.md.`,
     tags: ["Volatility"],
     access: "entitled",
+    caching: "snapshot",
     query: z.object({
       limit: intParam(1, Number.MAX_SAFE_INTEGER, {
         description: `Items, 1-${MAX_LIMIT} (default ${DEFAULT_LIMIT}); above ${MAX_LIMIT} silently capped; clamped to the plan's maximum rows with X-Limit-Clamped: true.`,
