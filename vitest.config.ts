@@ -5,6 +5,9 @@ import { freePort } from "./scripts/lib/free-port";
 import { TEST_CLOCK } from "./test/support/test-clock";
 import { MATRIX_MARKETS, matrixCacheBinding } from "./test/support/date-matrix";
 
+/** Tests that run in Node rather than workerd: by folder (the tools) or by suffix. */
+const NODE_TESTS = ["test/tools/**/*.test.ts", "test/**/*.{node,browser,http}.test.ts"];
+
 export default defineConfig(async () => {
   // The local SQL endpoint (started by the global setup) must have a known port before the
   // Worker's bindings are fixed.
@@ -14,7 +17,7 @@ export default defineConfig(async () => {
   // A second endpoint whose database tests stop and start (test/support/database-outage.ts).
   const outagePort = Number(process.env.TEST_OUTAGE_SQL_PORT) || (await freePort());
   process.env.TEST_OUTAGE_SQL_PORT = String(outagePort);
-  // The same database as far away as Neon's region is from the edge (test/node/edge-cache.http.test.ts).
+  // The same database as far away as Neon's region is from the edge (test/edge-cache/edge-cache.http.test.ts).
   process.env.TEST_DISTANT_SQL_PORT = String(Number(process.env.TEST_DISTANT_SQL_PORT) || (await freePort()));
   // The date matrix's markets, one local SQL endpoint each (test/support/date-matrix.ts).
   const matrixPorts = process.env.TEST_MATRIX_PORTS
@@ -68,9 +71,10 @@ export default defineConfig(async () => {
       globalSetup: ["./test/support/global-setup.ts"],
       projects: [
         // The Worker, its analytics and its data path, inside workerd.
-        { plugins: [workers], test: { name: "workers", include: ["test/*.test.ts"], testTimeout: 30_000 } },
-        // Node-side tools (local SQL endpoint, generator, CLI) and Node-only validators.
-        { test: { name: "node", include: ["test/node/*.test.ts"], environment: "node", testTimeout: 60_000 } },
+        { plugins: [workers], test: { name: "workers", include: ["test/**/*.test.ts"], exclude: NODE_TESTS, testTimeout: 30_000 } },
+        // Node-side: the tools (local SQL endpoint, generator, loaders, CLI, npm run dev), the Worker under
+        // `wrangler dev` over HTTP, the dashboard in Chromium, and Node-only validators.
+        { test: { name: "node", include: NODE_TESTS, environment: "node", testTimeout: 60_000 } },
       ],
     },
   };

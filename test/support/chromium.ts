@@ -1,5 +1,5 @@
 /**
- * The Chromium the dashboard's browser tests drive (test/node/dashboard.browser.test.ts), and how it
+ * The Chromium the dashboard's browser tests drive (test/dashboard/dashboard.browser.test.ts), and how it
  * is launched. Node-side only: test/support/dashboard.ts runs inside workerd and cannot hold this.
  *
  * Which browser, in this order:

@@ -21,7 +21,7 @@ export interface SignedIn extends TestAccount {
 
 /**
  * An account with a dashboard session, arranged in the database as a completed sign-in leaves it
- * (the sign-in itself is tested through a real provider in test/node/dashboard.browser.test.ts).
+ * (the sign-in itself is tested through a real provider in test/dashboard/dashboard.browser.test.ts).
  */
 export async function signedInAccount(
   options: { status?: CreateAccountInput["status"]; keys?: number; lastSeenAgoMs?: number; expiresInMs?: number; revoked?: boolean } = {},

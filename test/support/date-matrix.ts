@@ -1,7 +1,7 @@
 /**
  * The date matrix: markets seeded for other sessions than the shared test market, each served by a
  * local SQL endpoint of its own, and the instants the Worker is asked at over them
- * (test/market.date-matrix.test.ts). Thanksgiving week 2026, where a suite pinned to the machine's
+ * (test/routes/date-matrix.test.ts). Thanksgiving week 2026, where a suite pinned to the machine's
  * date once failed: a Friday, a weekend day, a Monday, a night before the open, the day before a
  * holiday, the holiday, and the early close after it, before and after 13:00 ET. Plain values, so
  * vitest.config.ts can read them without importing the service.

@@ -2,7 +2,7 @@
  * A dashboard sign-in over plain HTTP, as a browser without JavaScript makes it: the dashboard's
  * sign-in link, the local OpenID provider's login and consent forms, the callback. For tests that
  * need a signed-in session from a running service without driving a browser (the browser itself
- * is tested in test/node/dashboard.browser.test.ts).
+ * is tested in test/dashboard/dashboard.browser.test.ts).
  */
 
 /** Cookies per origin (the servers are on one host, each reads only its own). */

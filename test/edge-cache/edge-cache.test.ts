@@ -1,0 +1,154 @@
+import { describe, expect, it } from "vitest";
+import { addDays } from "../../src/domain/calendar";
+import { expirationsRoute } from "../../src/routes/quotes-and-options/expirations";
+import { ivContextRoute } from "../../src/routes/volatility/iv-context";
+import { bearer, newAccount } from "../support/accounts";
+import { contractBody } from "../support/contract";
+import { sampleRequests } from "../support/sample-requests";
+import { bumpMarketVersion, etToday, marketSql } from "../support/market-db";
+import { callWith, testEnv } from "../support/worker";
+import { countedAlias } from "../support/counted-database";
+import { advanceClock } from "../support/clock";
+
+/**
+ * The same market database under a name of its own: the local endpoint counts round trips per
+ * database name, so this file's requests are counted apart from every other test's.
+ */
+function countedMarket(): { env: { MARKET_DATABASE_URL: string }; trips: () => Promise<number> } {
+  const { url, trips } = countedAlias(testEnv.MARKET_DATABASE_URL, "market");
+  return { env: { MARKET_DATABASE_URL: url }, trips };
+}
+
+const snapshotVersion = async () => Number((await marketSql().query("select version from market_state"))[0]!.version);
+
+describe("the market snapshot at the edge", () => {
+  it("lets a warm expiration schedule answer with no database round trip, and a cold one with exactly one", async () => {
+    const auth = bearer((await newAccount()).keys[0]!.key);
+    const { env, trips } = countedMarket();
+    await bumpMarketVersion();
+    const before = await trips();
+    const cold = await callWith(env, "/v1/expirations/QQQ", auth);
+    await contractBody(expirationsRoute, cold);
+    expect(await trips()).toBe(before + 1);
+    const warm = await callWith(env, "/v1/expirations/QQQ", auth);
+    expect((await contractBody(expirationsRoute, warm)).symbol).toBe("QQQ");
+    expect(await trips()).toBe(before + 1);
+  });
+
+  it("computes a cold value once however many requests miss it together", async () => {
+    // Three accounts, four requests each: under the in-flight cap.
+    const auths = await Promise.all([1, 2, 3].map(async () => bearer((await newAccount()).keys[0]!.key)));
+    const { env, trips } = countedMarket();
+    await bumpMarketVersion();
+    const before = await trips();
+    const responses = await Promise.all(Array.from({ length: 12 }, (_, i) => callWith(env, "/v1/expirations/DIA", auths[i % 3])));
+    const bodies = await Promise.all(responses.map((res) => contractBody(expirationsRoute, res)));
+    expect(new Set(bodies.map((b) => JSON.stringify(b))).size).toBe(1);
+    expect(await trips()).toBe(before + 1);
+  });
+
+  it("serves a load on the edge that was told at once, and everywhere else once its copy ages out (≤ 60 s)", async () => {
+    const auth = bearer((await newAccount()).keys[0]!.key);
+    const asOf = async () => (await contractBody(expirationsRoute, await callWith({}, "/v1/expirations/SPY", auth))).asOf;
+    await bumpMarketVersion();
+    const told = await asOf();
+    // A load nobody told the edge about: the edge keeps serving the snapshot it knows...
+    await marketSql().query("update market_state set version = version + 1, as_of = now() + interval '1 minute'");
+    expect(await asOf()).toBe(told);
+    // ...until its copy is older than the bound (KV's copy 55 s, this isolate's 2 s).
+    const shared = await testEnv.MARKET_CACHE.get<{ readAt: number }>("market:snapshot", "json");
+    await testEnv.MARKET_CACHE.put("market:snapshot", JSON.stringify({ ...shared, readAt: Date.now() - 55_001 }));
+    advanceClock(2_100);
+    expect(await asOf()).not.toBe(told);
+  });
+
+  it("refreshes a copy older than 30 s behind the response: that request is not held up, the next one serves the load", async () => {
+    const auth = bearer((await newAccount()).keys[0]!.key);
+    const { env, trips } = countedMarket();
+    const asOf = async () => (await contractBody(expirationsRoute, await callWith(env, "/v1/expirations/SPY", auth))).asOf;
+    await bumpMarketVersion();
+    const told = await asOf();
+    await marketSql().query("update market_state set version = version + 1, as_of = now() + interval '1 minute'");
+    const shared = await testEnv.MARKET_CACHE.get<{ readAt: number }>("market:snapshot", "json");
+    await testEnv.MARKET_CACHE.put("market:snapshot", JSON.stringify({ ...shared, readAt: Date.now() - 30_001 }));
+    advanceClock(2_100);
+    const before = await trips();
+    expect(await asOf()).toBe(told);
+    // Its one round trip was the snapshot read behind it (the schedule itself came from memory).
+    expect(await trips()).toBe(before + 1);
+    expect(await asOf()).not.toBe(told);
+  });
+
+  it("never serves a schedule cached for an older snapshot as current", async () => {
+    const auth = bearer((await newAccount()).keys[0]!.key);
+    await bumpMarketVersion();
+    const old = await snapshotVersion();
+    await testEnv.MARKET_CACHE.put(`expirations:IWM:v${old}`, JSON.stringify({ value: { exists: true, expirations: ["2099-01-01"] } }));
+    await bumpMarketVersion();
+    const body = await contractBody(expirationsRoute, await callWith({}, "/v1/expirations/IWM", auth));
+    expect(body.expirations.map((e) => e.expiration)).not.toContain("2099-01-01");
+  });
+
+  it("makes at most one database round trip on any data route cold, and none warm on those derived from the snapshot", async () => {
+    const auth = bearer((await newAccount()).keys[0]!.key);
+    await bumpMarketVersion();
+    for (const { route, path, init } of sampleRequests((r) => r.access === "entitled")) {
+      const { env, trips } = countedMarket();
+      expect((await callWith(env, path, init(auth))).status, path).toBe(200);
+      const cold = await trips();
+      expect(cold, path).toBeLessThanOrEqual(1);
+      expect((await callWith(env, path, init(auth))).status, path).toBe(200);
+      if (route.caching === "snapshot") expect(await trips(), `${path} warm`).toBe(cold);
+    }
+  });
+
+  it("renders a warm response once: stored gzip bytes for a client that takes gzip, the same JSON as text for one that does not", async () => {
+    const key = (await newAccount()).keys[0]!.key;
+    const auth = bearer(key);
+    await bumpMarketVersion();
+    const path = "/v1/chain/SPY?maxDte=60&limit=40";
+    const plain = await callWith({}, path, auth);
+    const text = await plain.text();
+    expect(plain.headers.get("Content-Encoding")).toBeNull();
+    expect(plain.headers.get("Vary")).toBe("Accept-Encoding");
+    for (const accept of ["gzip", "br, gzip;q=0.5", "*", "GZIP , deflate"]) {
+      const res = await callWith({}, path, bearer(key, { "Accept-Encoding": accept }));
+      expect(res.headers.get("Content-Encoding"), accept).toBe("gzip");
+      expect(res.headers.get("Content-Type")).toBe("application/json");
+      expect(res.headers.get("X-RateLimit-Limit")).not.toBeNull();
+      const inflated = await new Response(res.body!.pipeThrough(new DecompressionStream("gzip"))).text();
+      expect(inflated, accept).toBe(text);
+    }
+    for (const accept of ["gzip;q=0", "identity", "*;q=0", "deflate, *;q=0.1, gzip;q=0"]) {
+      const res = await callWith({}, path, bearer(key, { "Accept-Encoding": accept }));
+      expect(res.headers.get("Content-Encoding"), accept).toBeNull();
+      expect(await res.text(), accept).toBe(text);
+    }
+    // A small body is sent as it is.
+    const small = await callWith({}, "/v1/iv/SPY", bearer(key, { "Accept-Encoding": "gzip" }));
+    expect(small.headers.get("Content-Encoding")).toBeNull();
+    await contractBody(ivContextRoute, small);
+  });
+
+  it("keeps rendered responses apart by path and query, today and snapshot", async () => {
+    const auth = bearer((await newAccount()).keys[0]!.key);
+    await bumpMarketVersion();
+    const near = await contractBody(expirationsRoute, await callWith({}, "/v1/expirations/SPY?maxDte=30", auth));
+    const far = await contractBody(expirationsRoute, await callWith({}, "/v1/expirations/SPY?maxDte=400", auth));
+    expect(far.expirations.length).toBeGreaterThan(near.expirations.length);
+    expect((await contractBody(expirationsRoute, await callWith({}, "/v1/expirations/SPY?maxDte=30", auth))).expirations).toEqual(
+      near.expirations,
+    );
+    // Another day (a replay's pinned clock): its own DTEs, not the cached ones.
+    const tomorrow = addDays(etToday(), 1);
+    const replay = await contractBody(
+      expirationsRoute,
+      await callWith({ MARKET_CLOCK: `${tomorrow}T15:00:00Z` }, "/v1/expirations/SPY?maxDte=30", auth),
+    );
+    expect(replay.expirations[0]!.dte).toBe(near.expirations.find((e) => e.expiration === replay.expirations[0]!.expiration)!.dte - 1);
+    // A new load: a new snapshot time, never the rendered body of the old one.
+    await bumpMarketVersion();
+    const reloaded = await contractBody(expirationsRoute, await callWith({}, "/v1/expirations/SPY?maxDte=30", auth));
+    expect(reloaded.asOf).not.toBe(near.asOf);
+  });
+});
