@@ -74,7 +74,15 @@ export default defineConfig(async () => {
         { plugins: [workers], test: { name: "workers", include: ["test/**/*.test.ts"], exclude: NODE_TESTS, testTimeout: 30_000 } },
         // Node-side: the tools (local SQL endpoint, generator, loaders, CLI, npm run dev), the Worker under
         // `wrangler dev` over HTTP, the dashboard in Chromium, and Node-only validators.
-        { test: { name: "node", include: NODE_TESTS, environment: "node", testTimeout: 60_000 } },
+        {
+          test: {
+            name: "node",
+            include: NODE_TESTS,
+            environment: "node",
+            testTimeout: 60_000,
+            globalSetup: ["./test/support/shared-worker.ts"],
+          },
+        },
       ],
     },
   };

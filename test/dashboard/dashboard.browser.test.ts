@@ -3,43 +3,26 @@ import { mkdirSync } from "node:fs";
 import { neon, neonConfig } from "@neondatabase/serverless";
 import { resolve } from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "../../scripts/lib/free-port";
-import { startDevOidcProvider, type DevOidcProvider } from "../../scripts/lib/oidc-dev-provider";
-import { startWorker, waitUntilUp, type WorkerProcess } from "../../scripts/lib/worker-process";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { chromiumLaunchOptions } from "../support/chromium";
 import { testSqlPassword } from "../support/sql-password";
 
 /** Every page is photographed on each run, for a human to look at (git-ignored). */
 const SHOTS = resolve(".screenshots/dashboard");
 
-let oidc: DevOidcProvider;
-let worker: WorkerProcess;
+/** The Node-side tests' shared `wrangler dev`, signing in against the local OpenID provider. */
+const base = inject("sharedWorker").url;
 let browser: Browser;
-let base: string;
 
 beforeAll(async () => {
   // The pinned npm build (unpacked on first use) unless CHROMIUM_PATH names another: test/support/chromium.ts.
   const launchOptions = chromiumLaunchOptions();
   mkdirSync(SHOTS, { recursive: true });
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  oidc = await startDevOidcProvider({ port: await freePort(), redirectUris: [`${base}/dashboard/callback`] });
-  worker = startWorker({
-    port,
-    sqlPort: Number(process.env.TEST_SQL_PORT),
-    sqlPassword: testSqlPassword(),
-    vars: { OIDC_ISSUER: oidc.issuer, OIDC_CLIENT_ID: oidc.clientId, OIDC_CLIENT_SECRET: oidc.clientSecret },
-    quiet: true,
-  });
   browser = await chromium.launch(launchOptions);
-  await waitUntilUp(`${base}/health`, 90_000);
 }, 120_000);
 
 afterAll(async () => {
   await browser?.close();
-  worker?.stop();
-  await oidc?.close();
 });
 
 const shot = (page: Page, name: string) => page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true });

@@ -1,19 +1,15 @@
-import { generateAdminToken, isWellFormedAdminToken } from "../../src/domain/admin-token";
-import { testSqlPassword } from "../support/sql-password";
+import { isWellFormedAdminToken } from "../../src/domain/admin-token";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startWorker, waitUntilUp, type WorkerProcess } from "../../scripts/lib/worker-process";
-import { freePort } from "../../scripts/lib/free-port";
+import { describe, expect, inject, it } from "vitest";
 import { AdminClient, checkedAdminUrl } from "../../scripts/lib/admin-client";
 
 const run = promisify(execFile);
-const TOKEN = generateAdminToken();
-let worker: WorkerProcess;
+const { url: WORKER, adminToken: TOKEN } = inject("sharedWorker");
 
 /** Runs `npm run admin -- …` (the same script) and parses its single JSON value. */
 function cli(...args: string[]): Promise<{ code: number; json: unknown }> {
-  return cliAt(worker.url, ...args);
+  return cliAt(WORKER, ...args);
 }
 
 async function cliAt(url: string, ...args: string[]): Promise<{ code: number; json: unknown }> {
@@ -29,19 +25,6 @@ async function cliAt(url: string, ...args: string[]): Promise<{ code: number; js
   }
 }
 
-beforeAll(async () => {
-  worker = startWorker({
-    port: await freePort(),
-    sqlPort: Number(process.env.TEST_SQL_PORT),
-    sqlPassword: testSqlPassword(),
-    vars: { ADMIN_TOKEN: TOKEN },
-    quiet: true,
-  });
-  await waitUntilUp(`${worker.url}/health`, 90_000);
-}, 120_000);
-
-afterAll(() => worker?.stop());
-
 describe("admin CLI against wrangler dev", () => {
   const name = `cli-${Date.now().toString(36)}`;
 
@@ -54,7 +37,7 @@ describe("admin CLI against wrangler dev", () => {
     expect(key.key).toMatch(/^ods_live_[0-9A-Za-z]{49}$/);
     expect(key.prefix).toBe(key.key.slice(0, 16));
 
-    const verify = await fetch(`${worker.url}/v1/auth/verify`, { headers: { Authorization: `Bearer ${key.key}` } });
+    const verify = await fetch(`${WORKER}/v1/auth/verify`, { headers: { Authorization: `Bearer ${key.key}` } });
     expect(await verify.json()).toMatchObject({ key_id: key.id, subscription_status: "trialing", entitled: true });
 
     const list = (await cli("key", "list", "--account", name)).json as unknown[];
@@ -62,7 +45,7 @@ describe("admin CLI against wrangler dev", () => {
 
     const revoked = await cli("key", "revoke", String(key.id));
     expect(revoked.json).toMatchObject({ id: key.id, revokedAt: expect.any(String) });
-    expect((await fetch(`${worker.url}/v1/auth/verify`, { headers: { Authorization: `Bearer ${key.key}` } })).status).toBe(401);
+    expect((await fetch(`${WORKER}/v1/auth/verify`, { headers: { Authorization: `Bearer ${key.key}` } })).status).toBe(401);
 
     const sub = await cli("subscription", "set", "--account", name, "--status", "past_due", "--plan", "basic");
     expect(sub.json).toMatchObject({ subscription: { plan: "basic", status: "past_due" } });

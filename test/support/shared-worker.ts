@@ -1,0 +1,44 @@
+import type { TestProject } from "vitest/node";
+import { freePort } from "../../scripts/lib/free-port";
+import { startDevOidcProvider } from "../../scripts/lib/oidc-dev-provider";
+import { startWorker, waitUntilUp } from "../../scripts/lib/worker-process";
+import { generateAdminToken } from "../../src/domain/admin-token";
+import { testSqlPassword } from "./sql-password";
+
+/** The one `wrangler dev` the Node-side tests share (the tools that run their own, `npm run dev`, aside). */
+export interface SharedWorker {
+  url: string;
+  adminToken: string;
+}
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    sharedWorker: SharedWorker;
+  }
+}
+
+/**
+ * The node project's global setup: the Worker under `wrangler dev` on the test database, with an
+ * admin token and the local OpenID provider for the dashboard's sign-in. Tests read it with
+ * `inject("sharedWorker")`. The edge-cache test runs its own, over the distant SQL endpoint whose
+ * round trips it counts.
+ */
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const adminToken = generateAdminToken();
+  const oidc = await startDevOidcProvider({ port: await freePort(), redirectUris: [`${url}/dashboard/callback`] });
+  const worker = startWorker({
+    port,
+    sqlPort: Number(process.env.TEST_SQL_PORT),
+    sqlPassword: testSqlPassword(),
+    vars: { ADMIN_TOKEN: adminToken, OIDC_ISSUER: oidc.issuer, OIDC_CLIENT_ID: oidc.clientId, OIDC_CLIENT_SECRET: oidc.clientSecret },
+    quiet: true,
+  });
+  await waitUntilUp(`${url}/health`, 90_000);
+  project.provide("sharedWorker", { url, adminToken });
+  return async () => {
+    worker.stop();
+    await oidc.close();
+  };
+}
