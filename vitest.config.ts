@@ -7,6 +7,8 @@ import { MATRIX_MARKETS, matrixCacheBinding } from "./test/support/date-matrix";
 
 /** Tests that run in Node rather than workerd: by folder (the tools) or by suffix. */
 const NODE_TESTS = ["test/tools/**/*.test.ts", "test/**/*.{node,browser,http}.test.ts"];
+/** Workerd tests that change shared tables in ways no concurrent test may see: they run alone, after all others. */
+const ALONE_TESTS = ["test/**/*.alone.test.ts"];
 
 export default defineConfig(async () => {
   // The local SQL endpoint (started by the global setup) must have a known port before the
@@ -32,7 +34,7 @@ export default defineConfig(async () => {
   const sqlPassword = process.env.TEST_SQL_PASSWORD || randomBytes(16).toString("hex");
   process.env.TEST_SQL_PASSWORD = sqlPassword;
   const url = (db: string, port = sqlPort) => `postgresql://app:${sqlPassword}@127.0.0.1:${port}/${db}`;
-  const workers = cloudflareTest({
+  const workerd = {
     wrangler: { configPath: "./wrangler.toml" },
     miniflare: {
       kvNamespaces: MATRIX_MARKETS.map((_, i) => matrixCacheBinding(i)),
@@ -64,14 +66,21 @@ export default defineConfig(async () => {
         TEST_MATRIX_URLS: matrixPorts.map((port) => url("market", port)).join(","),
       },
     },
-  });
+  };
   return {
     test: {
       // One local SQL endpoint for the whole run, shared by both projects.
       globalSetup: ["./test/support/global-setup.ts"],
       projects: [
         // The Worker, its analytics and its data path, inside workerd.
-        { plugins: [workers], test: { name: "workers", include: ["test/**/*.test.ts"], exclude: NODE_TESTS, testTimeout: 30_000 } },
+        {
+          plugins: [cloudflareTest(workerd)],
+          test: { name: "workers", include: ["test/**/*.test.ts"], exclude: [...NODE_TESTS, ...ALONE_TESTS], testTimeout: 30_000 },
+        },
+        {
+          plugins: [cloudflareTest(workerd)],
+          test: { name: "workers-alone", include: ALONE_TESTS, testTimeout: 30_000, sequence: { groupOrder: 1 } },
+        },
         // Node-side: the tools (local SQL endpoint, generator, loaders, CLI, npm run dev), the Worker under
         // `wrangler dev` over HTTP, the dashboard in Chromium, and Node-only validators.
         {

@@ -24,6 +24,12 @@ export async function bumpMarketVersion(): Promise<void> {
   if (res.status !== 200) throw new Error(`snapshot refresh failed: ${res.status}`);
 }
 
+/** The session the loaded market is of (`market_state.session_date`). */
+export async function loadedSession(): Promise<string> {
+  const [state] = await marketSql().query("select session_date::text as d from market_state");
+  return state!.d as string;
+}
+
 /** Today's date in New York as the Worker under test sees it (its pinned `MARKET_CLOCK`). */
 export const etToday = () => TEST_SESSION;
 

@@ -1,11 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { apiClient, type ApiClient } from "../../support/api-client";
 import { addDays, daysBetween, etToday, marketSql } from "../../support/market-db";
-import { usageRoute } from "../../../src/routes/account/usage";
-import { batchQuotesRoute } from "../../../src/routes/quotes-and-options/batch-quotes";
 import { optionQuoteRoute } from "../../../src/routes/quotes-and-options/option-quote";
 import { contractBody } from "../../support/contract";
-import { expectError } from "../../support/worker";
 
 let api: ApiClient;
 
@@ -123,50 +120,5 @@ describe("GET /v1/options/quotes/{optionSymbol}", () => {
     const deep = await api.read(optionQuoteRoute, `/v1/options/quotes/${FIELD.deepItm}`);
     expect(deep).toMatchObject({ dte: 30, mid: 42, delta: 1, iv: null });
     expect(deep.spreadPercent).toBeCloseTo((0.2 / 42) * 100, 4);
-  });
-
-  it("answers 400 invalid_parameter for a malformed symbol, 404 for an unknown one, 400 missing_symbol when absent", async () => {
-    for (const bad of ["AAPL", "aapl250117c00175000", "AAPL251317C00175000", "%20%20%20", "A".repeat(40)]) {
-      await expectError(await api.get(`/v1/options/quotes/${bad}`), 400, "invalid_parameter");
-    }
-    await expectError(await api.get("/v1/options/quotes/AAPL200117C00175000"), 404, "not_found");
-    await expectError(await api.get("/v1/options/quotes/"), 400, "missing_symbol");
-  });
-});
-
-describe("GET /v1/options/quotes?symbols=", () => {
-  it("returns each distinct contract once and lists unknown symbols as missing, counting one request", async () => {
-    const rows = await marketSql().query(
-      "select option_symbol, root from option_quotes where underlying = 'QQQ' order by option_symbol limit 3",
-    );
-    const [a, b, c] = rows.map((r) => r.option_symbol as string);
-    const paddedA = rows[0]!.root.padEnd(6, " ") + a!.slice((rows[0]!.root as string).length);
-    const unknown = "QQQ200117C00100000";
-    // The ET-day count, not X-RateLimit-Remaining: the bucket may refill a token between two calls.
-    const today = async () => (await api.read(usageRoute, "/v1/usage")).requests!.today;
-    const before = await today();
-    const res = await api.get(`/v1/options/quotes?symbols=${[a, b, c, a, encodeURIComponent(paddedA), unknown].join(",")}`);
-    expect(res.status).toBe(200);
-    expect(await today()).toBe(before + 2);
-    const body = await contractBody(batchQuotesRoute, res);
-    expect(body.quotes.map((q) => q.optionSymbol).sort()).toEqual([a, b, c].sort());
-    expect(body.missing).toEqual([unknown]);
-  });
-
-  it("allows 20 distinct symbols and refuses 21 with too_many_symbols", async () => {
-    const rows = await marketSql().query("select option_symbol from option_quotes where underlying = 'SPY' limit 21");
-    const symbols = rows.map((r) => r.option_symbol as string);
-    const twenty = await api.get(`/v1/options/quotes?symbols=${symbols.slice(0, 20).join(",")}`);
-    expect((await contractBody(batchQuotesRoute, twenty)).quotes).toHaveLength(20);
-    await expectError(await api.get(`/v1/options/quotes?symbols=${symbols.join(",")}`), 400, "too_many_symbols");
-    // Duplicates do not count twice.
-    expect((await api.get(`/v1/options/quotes?symbols=${[...symbols.slice(0, 20), symbols[0]].join(",")}`)).status).toBe(200);
-  });
-
-  it("requires symbols and rejects malformed ones", async () => {
-    await expectError(await api.get("/v1/options/quotes"), 400, "missing_symbol");
-    await expectError(await api.get("/v1/options/quotes?symbols="), 400, "missing_symbol");
-    await expectError(await api.get("/v1/options/quotes?symbols=,,"), 400, "missing_symbol");
-    await expectError(await api.get("/v1/options/quotes?symbols=SPY,QQQ"), 400, "invalid_parameter");
   });
 });

@@ -1,17 +1,13 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { apiClient, type ApiClient } from "../../support/api-client";
+import { chainReader } from "../../support/chain-fixture";
 import { addDays, bumpMarketVersion, createTestUnderlying, daysBetween, etToday, marketSql } from "../../support/market-db";
-import { chainRoute, type Chain } from "../../../src/routes/quotes-and-options/chain";
-import { expirationsRoute } from "../../../src/routes/quotes-and-options/expirations";
+import type { Chain } from "../../../src/routes/quotes-and-options/chain";
 import type { OptionQuote as Contract } from "../../../src/routes/quotes-and-options/option-contract";
-import { contractBody } from "../../support/contract";
 import { expectError } from "../../support/worker";
 
 let api: ApiClient;
-const chain = async (query: string, symbol = "SPY") => {
-  const res = await api.get(`/v1/chain/${symbol}${query ? `?${query}` : ""}`);
-  return { res, body: await contractBody(chainRoute, res) };
-};
+const chain = chainReader(() => api);
 
 const order = (c: Contract) => [c.expiration, c.strike.toFixed(3).padStart(12, "0"), c.side].join("|");
 const expectSorted = (contracts: Contract[]) => expect(contracts.map(order)).toEqual([...contracts.map(order)].sort());
@@ -114,20 +110,6 @@ describe("GET /v1/chain/{symbol}", () => {
     expect(first.underlyingPrice).toBe(50);
   });
 
-  it("refuses forged, corrupted and foreign cursors with 400 invalid_parameter", async () => {
-    const { body } = await chain("limit=10");
-    const cursor = body.nextCursor!;
-    const [payload, mac] = cursor.split(".");
-    // The real cursor's shape with another position, signed with the real cursor's MAC.
-    const forgedPayload = btoa(JSON.stringify([[["2099-01-01", 1, "call", "SPY"], 1], "x"])).replace(/=+$/, "");
-    for (const bad of [`${forgedPayload}.${mac}`, `${payload}.${mac!.slice(0, -2)}AA`, "garbage", `${payload}.${mac}.x`, "%%%"]) {
-      await expectError(await api.get(`/v1/chain/SPY?limit=10&cursor=${encodeURIComponent(bad)}`), 400, "invalid_parameter");
-    }
-    // A cursor continues only the query it came from.
-    await expectError(await api.get(`/v1/chain/SPY?limit=10&side=put&cursor=${encodeURIComponent(cursor)}`), 400, "invalid_parameter");
-    await expectError(await api.get(`/v1/chain/QQQ?limit=10&cursor=${encodeURIComponent(cursor)}`), 400, "invalid_parameter");
-  });
-
   it("filters by side, strike range, expiration, open interest and volume (with aliases)", async () => {
     const puts = (await chain("side=put&limit=250")).body.contracts;
     expect(puts.length).toBeGreaterThan(0);
@@ -180,88 +162,9 @@ describe("GET /v1/chain/{symbol}", () => {
     await expectError(await api.get("/v1/chain/SPY?minDte=3&dteMin=4"), 400, "invalid_parameter");
   });
 
-  it("answers 400 for bad values and ranges, 404 for unknown symbols", async () => {
-    await expectError(await api.get("/v1/chain/SPY?strikeMin=600&strikeMax=500"), 400, "invalid_range");
-    for (const q of [
-      "limit=0",
-      "limit=abc",
-      "limit=2.5",
-      "strikeMin=abc",
-      "strikeMin=0x10",
-      "minOI=-1",
-      "side=both",
-      "expiration=2026-02-30",
-      "expiration=tomorrow",
-      "maxDte=1e3",
-    ]) {
-      await expectError(await api.get(`/v1/chain/SPY?${q}`), 400, "invalid_parameter");
-    }
-    await expectError(await api.get("/v1/chain/spy"), 400, "invalid_parameter");
-    await expectError(await api.get("/v1/chain/TOOLONGSYMBOL"), 400, "invalid_parameter");
-    await expectError(await api.get("/v1/chain/ZZZZ"), 404, "not_found");
-  });
-
-  it("accepts expiration dates of the years 0001-9999 only: year 0000 is a 400 naming the parameter, not a 500", async () => {
-    for (const date of ["0000-01-01", "0000-12-31", "0000-02-29"]) {
-      const error = await expectError(await api.get(`/v1/chain/SPY?expiration=${date}`), 400, "invalid_parameter");
-      expect(error.message).toMatch(/'expiration'.*0001-9999/);
-    }
-    for (const date of ["0001-01-01", "9999-12-31"]) {
-      const { body } = await chain(`expiration=${date}`);
-      expect(body.contracts).toEqual([]);
-    }
-  });
-
   it("answers an empty page with the underlying's spot when nothing matches", async () => {
     const { body } = await chain("strikeMin=99999");
     expect(body).toMatchObject({ contracts: [], truncated: false, nextCursor: null });
     expect(body.underlyingPrice).toBeGreaterThan(0);
-  });
-});
-
-describe("GET /v1/expirations/{symbol}", () => {
-  it("lists expirations chronologically within 0-365 DTE by default", async () => {
-    const res = await api.get("/v1/expirations/SPY");
-    const body = await contractBody(expirationsRoute, res);
-    const today = etToday();
-    const stored = await marketSql().query(
-      "select distinct expiration::text as e from option_quotes where underlying = 'SPY' and expiration between $1::date and $2::date order by 1",
-      [today, addDays(today, 365)],
-    );
-    expect(body.expirations.map((e) => e.expiration)).toEqual(stored.map((r) => r.e));
-    for (const e of body.expirations) expect(e.dte).toBe(daysBetween(today, e.expiration));
-    expect(res.headers.get("X-Limit-Clamped")).toBeNull();
-  });
-
-  it("filters with minDte/dteMin and maxDte/dteMax (0 means unset)", async () => {
-    const window = async (q: string) => (await api.read(expirationsRoute, `/v1/expirations/SPY?${q}`)).expirations.map((e) => e.dte);
-    const w = await window("minDte=7&maxDte=40");
-    expect(w.length).toBeGreaterThan(0);
-    expect(w.every((d) => d >= 7 && d <= 40)).toBe(true);
-    expect(await window("dteMin=7&dteMax=40")).toEqual(w);
-    expect(await window("maxDte=0")).toEqual(await window("maxDte=365"));
-    // A window past the default maximum is empty, not an error; only an explicit inverted window is.
-    expect(await window("minDte=400")).toEqual([]);
-    await expectError(await api.get("/v1/expirations/SPY?minDte=40&maxDte=7"), 400, "invalid_range");
-    await expectError(await api.get("/v1/expirations/SPY?minDte=x"), 400, "invalid_parameter");
-  });
-
-  it("sees a new load at once (the cache is keyed by snapshot version)", async () => {
-    const today = etToday();
-    await createTestUnderlying("EXPT", 20, [addDays(today, 3), addDays(today, 10)], [20]);
-    const schedule = async () => (await api.read(expirationsRoute, "/v1/expirations/EXPT")).expirations.map((e) => e.expiration);
-    const before = await schedule();
-    expect(before).toEqual([addDays(today, 3), addDays(today, 10)]);
-    const fresh = addDays(today, 200);
-    await createTestUnderlying("EXPT", 20, [addDays(today, 3), addDays(today, 10), fresh], [20]);
-    expect(await schedule()).toEqual(before);
-    await bumpMarketVersion();
-    expect(await schedule()).toEqual([...before, fresh]);
-  });
-
-  it("answers 404 for unknown symbols, 400 for malformed or missing ones", async () => {
-    await expectError(await api.get("/v1/expirations/NOPE"), 404, "not_found");
-    await expectError(await api.get("/v1/expirations/sp%20y"), 400, "invalid_parameter");
-    await expectError(await api.get("/v1/expirations/"), 400, "missing_symbol");
   });
 });
