@@ -63,6 +63,27 @@ module.exports = {
       to: { path: "^src/", pathNot: ["^src/(domain|limits)/", "^src/env\\.ts$", "^src/control/(snapshot|usage)\\.ts$", "^src/db/"] },
     },
     {
+      name: "ingest-below-http",
+      comment: "The ingestion service (Node) reuses the domain, the analytics and the database layer, never the Worker's HTTP side.",
+      severity: "error",
+      from: { path: "^ingest/" },
+      to: {
+        path: [
+          "^src/(http|access|routes|dashboard|billing|edge-cache|openapi|reference)/",
+          "^src/(app|app-env|services|index)\\.ts$",
+          "^durable-objects/",
+          "^node_modules/hono/",
+        ],
+      },
+    },
+    {
+      name: "worker-does-not-import-ingest",
+      comment: "The Worker and its Durable Objects never load the ingestion service.",
+      severity: "error",
+      from: { path: "^(src|durable-objects)/" },
+      to: { path: "^ingest/" },
+    },
+    {
       name: "worker-does-not-import-tools",
       comment: "The Worker never imports scripts or tests.",
       severity: "error",
