@@ -1,4 +1,4 @@
-import Stripe from "stripe";
+import type Stripe from "stripe";
 import type { Config } from "../env";
 
 export interface BillingSettings {
@@ -17,8 +17,12 @@ export function billingSettings(config: Config): BillingSettings | undefined {
     : undefined;
 }
 
+/** The SDK, loaded on first use: it is the Worker's largest module and almost no request bills. */
+export const stripeSdk = () => import("stripe").then((module) => module.default);
+
 /** The official SDK on workerd: fetch for HTTP; host, port and protocol point it at a replay server in tests. */
-export function stripeClient(settings: BillingSettings): Stripe {
+export async function stripeClient(settings: BillingSettings): Promise<Stripe> {
+  const Stripe = await stripeSdk();
   const api = settings.apiUrl ? new URL(settings.apiUrl) : undefined;
   return new Stripe(settings.secretKey, {
     httpClient: Stripe.createFetchHttpClient(),
@@ -33,8 +37,9 @@ export function stripeClient(settings: BillingSettings): Stripe {
 }
 
 /** Verifies the `Stripe-Signature` header with WebCrypto, at the SDK's default tolerance (300 s). */
-export function verifiedEvent(settings: BillingSettings, payload: string, signature: string): Promise<Stripe.Event> {
-  return stripeClient(settings).webhooks.constructEventAsync(
+export async function verifiedEvent(settings: BillingSettings, payload: string, signature: string): Promise<Stripe.Event> {
+  const Stripe = await stripeSdk();
+  return (await stripeClient(settings)).webhooks.constructEventAsync(
     payload,
     signature,
     settings.webhookSecret,
@@ -43,4 +48,4 @@ export function verifiedEvent(settings: BillingSettings, payload: string, signat
   );
 }
 
-export { Stripe };
+export type { Stripe };

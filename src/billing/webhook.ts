@@ -5,7 +5,7 @@ import { API_PLAN } from "../domain/entitlement";
 import { LIMITER_RETRY_AFTER_SECONDS } from "../http/limiter-window";
 import { clientIp } from "../http/client-ip";
 import { ApiError, noEndpoint } from "../http/errors";
-import { billingSettings, Stripe, stripeClient, verifiedEvent } from "./stripe-client";
+import { billingSettings, stripeClient, stripeSdk, verifiedEvent, type Stripe } from "./stripe-client";
 import { subscriptionIdOf, subscriptionState } from "./subscription-events";
 import { services } from "../services";
 
@@ -52,7 +52,7 @@ export function mountBillingWebhook(app: Hono<AppEnv>): void {
     try {
       event = await verifiedEvent(settings, payload, signature);
     } catch (err) {
-      if (err instanceof Stripe.errors.StripeSignatureVerificationError || err instanceof SyntaxError) {
+      if (err instanceof SyntaxError || err instanceof (await stripeSdk()).errors.StripeSignatureVerificationError) {
         throw new ApiError(
           "invalid_body",
           "The Stripe-Signature header does not match the payload, or its timestamp is outside the tolerance.",
@@ -69,9 +69,9 @@ export function mountBillingWebhook(app: Hono<AppEnv>): void {
     const syncedAt = Date.now();
     let subscription: Stripe.Subscription;
     try {
-      subscription = await stripeClient(settings).subscriptions.retrieve(subscriptionId);
+      subscription = await (await stripeClient(settings)).subscriptions.retrieve(subscriptionId);
     } catch (err) {
-      if (!(err instanceof Stripe.errors.StripeError)) throw err;
+      if (!(err instanceof (await stripeSdk()).errors.StripeError)) throw err;
       if (err.statusCode === 404) {
         // Not a subscription of this Stripe account: no retry can change that.
         warn({ event: "billing_subscription_missing", eventId: event.id, type: event.type, subscriptionId });

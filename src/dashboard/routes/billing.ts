@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import type { DashboardEnv } from "../env";
-import { billingSettings, Stripe, stripeClient, type BillingSettings } from "../../billing/stripe-client";
+import { billingSettings, stripeClient, stripeSdk, type BillingSettings, type Stripe } from "../../billing/stripe-client";
 import { API_PLAN } from "../../domain/entitlement";
 import { page, requireSession, type DashboardContext } from "../middleware";
 import { billingPage, messagePage } from "../pages";
@@ -29,9 +29,9 @@ async function withStripe(
   const settings = billingSettings(c.get("config"));
   if (!settings) return page(c, messagePage("Billing", "Billing is not configured on this deployment.", BACK_TO_BILLING, true), 404);
   try {
-    return await action(stripeClient(settings), settings);
+    return await action(await stripeClient(settings), settings);
   } catch (err) {
-    if (!(err instanceof Stripe.errors.StripeError)) throw err;
+    if (!(err instanceof (await stripeSdk()).errors.StripeError)) throw err;
     console.warn(JSON.stringify({ level: "warn", event: "billing_provider_failed", type: err.type }));
     return providerFailed(c);
   }
