@@ -47,6 +47,58 @@ export interface RecordSlice {
   streamOffset: number;
 }
 
+/**
+ * Where the fields of `InstrumentDefMsg` past its first 72 bytes (which both versions share) sit:
+ * v3 (520 bytes, rust/dbn/src/record.rs) and v2 (400 bytes, `InstrumentDefMsgV2` in compat.rs).
+ */
+const DEFINITION_V3 = {
+  unitOfMeasureQty: 80,
+  strikePrice: 104,
+  rawInstrumentId: 112,
+  rawInstrumentIdWide: true,
+  underlyingId: 140,
+  contractMultiplier: 176,
+  maturityYear: 214,
+  channelId: 218,
+  currency: 224,
+  rawSymbol: 238,
+  exchange: 330,
+  asset: 335,
+  assetLength: 11,
+  cfi: 346,
+  securityType: 353,
+  underlying: 391,
+  strikePriceCurrency: 412,
+  instrumentClass: 487,
+  securityUpdateAction: 493,
+  maturityMonth: 494,
+  maturityDay: 495,
+};
+
+const DEFINITION_V2: typeof DEFINITION_V3 = {
+  unitOfMeasureQty: 88,
+  strikePrice: 112,
+  rawInstrumentId: 128,
+  rawInstrumentIdWide: false,
+  underlyingId: 124,
+  contractMultiplier: 164,
+  maturityYear: 180,
+  channelId: 184,
+  currency: 186,
+  rawSymbol: 200,
+  exchange: 292,
+  asset: 297,
+  assetLength: 7,
+  cfi: 304,
+  securityType: 311,
+  underlying: 349,
+  strikePriceCurrency: 370,
+  instrumentClass: 374,
+  securityUpdateAction: 382,
+  maturityMonth: 383,
+  maturityDay: 384,
+};
+
 /** Decodes one complete record, or returns null for an rtype this decoder does not know. */
 export function decodeRecord(slice: RecordSlice): DbnRecord | null {
   const { bytes, view, at, length, version, tsOut } = slice;
@@ -84,68 +136,39 @@ export function decodeRecord(slice: RecordSlice): DbnRecord | null {
   ];
 
   switch (rtype) {
-    case RTYPE.INSTRUMENT_DEF:
-      return version >= 3
-        ? {
-            kind: "definition",
-            ...header,
-            tsRecv: u64(16),
-            minPriceIncrement: px(24),
-            displayFactor: px(32),
-            expiration: optionalTimestamp(u64(40)),
-            activation: optionalTimestamp(u64(48)),
-            highLimitPrice: px(56),
-            lowLimitPrice: px(64),
-            unitOfMeasureQty: px(80),
-            strikePrice: px(104),
-            rawInstrumentId: u64(112),
-            underlyingId: u32(140),
-            contractMultiplier: i32(176),
-            maturityYear: u16(214),
-            channelId: u16(218),
-            currency: str(224, 4),
-            rawSymbol: str(238, 71),
-            exchange: str(330, 5),
-            asset: str(335, 11),
-            cfi: str(346, 7),
-            securityType: str(353, 7),
-            underlying: str(391, 21),
-            strikePriceCurrency: str(412, 4),
-            instrumentClass: char(487) ?? "",
-            securityUpdateAction: char(493) ?? "",
-            maturityMonth: u8(494),
-            maturityDay: u8(495),
-          }
-        : {
-            kind: "definition",
-            ...header,
-            tsRecv: u64(16),
-            minPriceIncrement: px(24),
-            displayFactor: px(32),
-            expiration: optionalTimestamp(u64(40)),
-            activation: optionalTimestamp(u64(48)),
-            highLimitPrice: px(56),
-            lowLimitPrice: px(64),
-            unitOfMeasureQty: px(88),
-            strikePrice: px(112),
-            underlyingId: u32(124),
-            rawInstrumentId: BigInt(u32(128)),
-            contractMultiplier: i32(164),
-            maturityYear: u16(180),
-            channelId: u16(184),
-            currency: str(186, 4),
-            rawSymbol: str(200, 71),
-            exchange: str(292, 5),
-            asset: str(297, 7),
-            cfi: str(304, 7),
-            securityType: str(311, 7),
-            underlying: str(349, 21),
-            strikePriceCurrency: str(370, 4),
-            instrumentClass: char(374) ?? "",
-            securityUpdateAction: char(382) ?? "",
-            maturityMonth: u8(383),
-            maturityDay: u8(384),
-          };
+    case RTYPE.INSTRUMENT_DEF: {
+      const at = version >= 3 ? DEFINITION_V3 : DEFINITION_V2;
+      return {
+        kind: "definition",
+        ...header,
+        tsRecv: u64(16),
+        minPriceIncrement: px(24),
+        displayFactor: px(32),
+        expiration: optionalTimestamp(u64(40)),
+        activation: optionalTimestamp(u64(48)),
+        highLimitPrice: px(56),
+        lowLimitPrice: px(64),
+        unitOfMeasureQty: px(at.unitOfMeasureQty),
+        strikePrice: px(at.strikePrice),
+        rawInstrumentId: at.rawInstrumentIdWide ? u64(at.rawInstrumentId) : BigInt(u32(at.rawInstrumentId)),
+        underlyingId: u32(at.underlyingId),
+        contractMultiplier: i32(at.contractMultiplier),
+        maturityYear: u16(at.maturityYear),
+        channelId: u16(at.channelId),
+        currency: str(at.currency, 4),
+        rawSymbol: str(at.rawSymbol, 71),
+        exchange: str(at.exchange, 5),
+        asset: str(at.asset, at.assetLength),
+        cfi: str(at.cfi, 7),
+        securityType: str(at.securityType, 7),
+        underlying: str(at.underlying, 21),
+        strikePriceCurrency: str(at.strikePriceCurrency, 4),
+        instrumentClass: char(at.instrumentClass) ?? "",
+        securityUpdateAction: char(at.securityUpdateAction) ?? "",
+        maturityMonth: u8(at.maturityMonth),
+        maturityDay: u8(at.maturityDay),
+      };
+    }
     case RTYPE.STATISTICS: {
       // v3: quantity i64 @40 then sequence @48; v2: quantity i32 @40 then sequence @44.
       const v3 = version >= 3;
