@@ -4,6 +4,7 @@ import { neon, neonConfig } from "@neondatabase/serverless";
 import { resolve } from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { signInInBrowser } from "../support/browser-sign-in";
 import { chromiumLaunchOptions } from "../support/chromium";
 import { testSqlPassword } from "../support/sql-password";
 
@@ -26,23 +27,6 @@ afterAll(async () => {
 });
 
 const shot = (page: Page, name: string) => page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true });
-
-/** Signs in through the local provider's login and consent pages; returns the callback URL the provider sent. */
-async function signIn(page: Page, login: string): Promise<string> {
-  let callback = "";
-  page.on("request", (req) => {
-    if (req.url().startsWith(`${base}/dashboard/callback`)) callback = req.url();
-  });
-  await page.goto(`${base}/dashboard`);
-  await page.getByRole("link", { name: "Sign in with single sign-on" }).click();
-  await page.locator("input[name=login]").fill(login);
-  await page.locator("input[name=password]").fill("any password");
-  await page.locator("button[type=submit]").click();
-  // First sign-in: the provider asks for consent once.
-  if (await page.getByRole("button", { name: "Continue" }).isVisible()) await page.getByRole("button", { name: "Continue" }).click();
-  await page.waitForURL(`${base}/dashboard`);
-  return callback;
-}
 
 async function sessionCookie(context: BrowserContext): Promise<string> {
   const cookie = (await context.cookies(`${base}/dashboard`)).find((c) => c.name === "ods_session");
@@ -70,7 +54,7 @@ describe("developer dashboard in Chromium", () => {
     await shot(page, "01-sign-in");
 
     const login = `dev-${Date.now()}@example.com`;
-    const callback = await signIn(page, login);
+    const callback = await signInInBrowser(page, base, login);
     await expect(page.getByRole("heading", { name: "Overview" }).isVisible()).resolves.toBe(true);
     // The account was created at this first sign-in and shows the identity's email.
     expect(await page.locator("dl.facts").textContent()).toContain(login);
@@ -158,7 +142,7 @@ describe("developer dashboard in Chromium", () => {
   it("refuses forged forms, foreign cookies, API keys on pages and session tokens on the API", async () => {
     const context = await browser.newContext();
     const page = await context.newPage();
-    await signIn(page, `guard-${Date.now()}@example.com`);
+    await signInInBrowser(page, base, `guard-${Date.now()}@example.com`);
     const cookie = await sessionCookie(context);
 
     // Security headers and the cookie's attributes.
@@ -228,7 +212,7 @@ describe("developer dashboard in Chromium", () => {
     const context = await browser.newContext();
     const page = await context.newPage();
     // The browser holds a session at the provider, so each authorization request comes straight back with a code.
-    await signIn(page, `state-${Date.now()}@example.com`);
+    await signInInBrowser(page, base, `state-${Date.now()}@example.com`);
     /** A sign-in started by this test (it holds the login cookie), the code fetched by the browser. */
     const begin = async () => {
       const res = await fetch(`${base}/dashboard/login`, { redirect: "manual" });

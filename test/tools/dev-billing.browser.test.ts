@@ -4,6 +4,7 @@ import { join, resolve } from "node:path";
 import { chromium, type Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../scripts/lib/free-port";
+import { signInInBrowser } from "../support/browser-sign-in";
 import { chromiumLaunchOptions } from "../support/chromium";
 import { killDev, startDev, stopDev, type DevRun } from "../support/dev-process";
 
@@ -54,13 +55,7 @@ describe("billing in npm run dev", () => {
     const page = await context.newPage();
     const login = `buyer-${Date.now()}@example.com`;
 
-    await page.goto(`${base}/dashboard`);
-    await page.getByRole("link", { name: "Sign in with single sign-on" }).click();
-    await page.locator("input[name=login]").fill(login);
-    await page.locator("input[name=password]").fill("any password");
-    await page.locator("button[type=submit]").click();
-    if (await page.getByRole("button", { name: "Continue" }).isVisible()) await page.getByRole("button", { name: "Continue" }).click();
-    await page.waitForURL(`${base}/dashboard`);
+    await signInInBrowser(page, base, login);
 
     await page.getByRole("button", { name: "Start 14-day trial" }).click();
     await page.waitForURL(`${base}/dashboard`);
