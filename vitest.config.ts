@@ -75,11 +75,17 @@ export default defineConfig(async () => {
         // The Worker, its analytics and its data path, inside workerd.
         {
           plugins: [cloudflareTest(workerd)],
-          test: { name: "workers", include: ["test/**/*.test.ts"], exclude: [...NODE_TESTS, ...ALONE_TESTS], testTimeout: 30_000 },
+          test: {
+            name: "workers",
+            include: ["test/**/*.test.ts"],
+            exclude: [...NODE_TESTS, ...ALONE_TESTS],
+            testTimeout: 30_000,
+            isolate: false,
+          },
         },
         {
           plugins: [cloudflareTest(workerd)],
-          test: { name: "workers-alone", include: ALONE_TESTS, testTimeout: 30_000, sequence: { groupOrder: 1 } },
+          test: { name: "workers-alone", include: ALONE_TESTS, testTimeout: 30_000, isolate: false, sequence: { groupOrder: 1 } },
         },
         // Node-side: the tools (local SQL endpoint, generator, loaders, CLI, npm run dev), the Worker under
         // `wrangler dev` over HTTP, the dashboard in Chromium, and Node-only validators.

@@ -30,8 +30,9 @@ describe("cursor secrets", () => {
 
   it("rotate like origin secrets: the first signs, every one verifies", async () => {
     const auth = bearer((await newAccount()).keys[0]!.key);
+    // A page size no other file asks for: the isolate's rendered pages outlive this file, their cursors signed with these secrets.
     const page = async (secrets: string, cursor?: string) =>
-      callWith({ CURSOR_SECRET: secrets }, `/v1/chain/SPY?limit=5${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`, auth);
+      callWith({ CURSOR_SECRET: secrets }, `/v1/chain/SPY?limit=7${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`, auth);
     const issuedBySecond = (await (await page(second)).json<{ nextCursor: string }>()).nextCursor;
     // After rotation (new secret first, old still listed) the old cursor continues; the new one is signed by `first`.
     const rotated = await page(`${first},${second}`, issuedBySecond);

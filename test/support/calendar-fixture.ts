@@ -2,7 +2,7 @@ import { earningsRoute } from "../../src/routes/calendars/earnings";
 import { dividendsRoute } from "../../src/routes/calendars/dividends";
 import type { ApiClient } from "./api-client";
 import { contractBody } from "./contract";
-import { addDays, etToday, marketSql } from "./market-db";
+import { addDays, bumpMarketVersion, etToday, marketSql } from "./market-db";
 
 /** The calendar routes read through their contracts with the client `api()` returns at call time. */
 export function calendarReaders(api: () => ApiClient) {
@@ -31,7 +31,8 @@ export async function storedKeys(table: "earnings" | "dividends", from: string, 
 
 /**
  * Three companies reporting on one date 10 days out (CALA, CALB, CALC), so pages split inside a date.
- * Idempotent and never deleted: files that arrange it concurrently insert the same rows once.
+ * Idempotent and never deleted: files that arrange it concurrently insert the same rows once. A new
+ * snapshot follows, as after a load: the isolate's cached calendars from earlier files must not answer.
  */
 export async function arrangeSameDayEarnings(): Promise<void> {
   const sql = marketSql();
@@ -48,4 +49,5 @@ export async function arrangeSameDayEarnings(): Promise<void> {
       [symbol, day],
     );
   }
+  await bumpMarketVersion();
 }
