@@ -72,7 +72,9 @@ export default defineConfig(async () => {
       // One local SQL endpoint for the whole run, shared by both projects.
       globalSetup: ["./test/support/global-setup.ts"],
       projects: [
-        // The Worker, its analytics and its data path, inside workerd.
+        // The Worker, its analytics and its data path, inside workerd. Files share their worker's isolate (the Worker
+        // is imported once per worker, not once per file), so a fixture that changes market data publishes a new
+        // snapshot, as a load does, and caches outlive the file that filled them.
         {
           plugins: [cloudflareTest(workerd)],
           test: {
