@@ -1,4 +1,4 @@
-import { yearsToExpiry } from "../../src/domain/market-clock";
+import { settlementOf, yearsToExpiry } from "../../src/domain/market-clock";
 import { parse } from "csv-parse/sync";
 import { impliedVolatility } from "../../src/analytics/implied-volatility";
 import { quoteAnalytics } from "../../src/analytics/quote-analytics";
@@ -86,7 +86,7 @@ export function parseQuoteTable(text: string, options: { asOf?: string } = {}): 
   const roots = new Set(contracts.map((c) => c.contract.root));
   const underlying = [...roots].sort((a, b) => a.length - b.length || a.localeCompare(b))[0] ?? "";
   const assetType = /\bindex\b/i.test(name) ? "index" : /\b(etf|trust|fund)\b/i.test(name) ? "etf" : "stock";
-  for (const c of contracts) c.settlement = assetType === "index" && c.contract.root === underlying ? "am" : "pm";
+  for (const c of contracts) c.settlement = settlementOf(c.contract.root, underlying, assetType === "index");
   return { underlying, name, assetType, spot, sessionDate, asOf: sessionCloseAt(sessionDate), contracts, rejected };
 }
 

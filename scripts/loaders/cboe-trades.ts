@@ -1,4 +1,4 @@
-import { yearsToExpiry } from "../../src/domain/market-clock";
+import { settlementOf, yearsToExpiry } from "../../src/domain/market-clock";
 import { parse, type InfoRecord } from "csv-parse/sync";
 import {
   classifyFill,
@@ -175,8 +175,7 @@ function parseRow(cells: string[], index: Map<Column, number>, line: number): Cb
     isIndex,
     contract,
     optionSymbol,
-    // As in the quote-table loader: an index's own root settles at the open, every other root at the close.
-    settlement: isIndex && root === underlying ? "am" : "pm",
+    settlement: settlementOf(root, underlying, isIndex),
     executedAt,
     sessionDate,
     sequenceNumber: number(named, "sequence_number", { integer: true, max: Number.MAX_SAFE_INTEGER }),

@@ -30,6 +30,11 @@ export function marketClock(sessionDate: string): MarketClock {
 
 export type Settlement = "am" | "pm";
 
+/** An index's own root (SPX, not SPXW) settles at the open of its expiration day; every other root at the close. */
+export function settlementOf(root: string, underlying: string, isIndex: boolean): Settlement {
+  return isIndex && root === underlying ? "am" : "pm";
+}
+
 /**
  * The instant a contract expires (its settlement): the expiration session's open, 09:30 ET, for
  * AM-settled contracts; its close, 16:00 ET or 13:00 on early-close days, for PM-settled ones.
