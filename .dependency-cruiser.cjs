@@ -84,6 +84,13 @@ module.exports = {
       to: { path: "^ingest/" },
     },
     {
+      name: "ingest-does-not-import-tools",
+      comment: "The loaders and the dev tools are adapters over the ingestion pipeline, not the other way round.",
+      severity: "error",
+      from: { path: "^ingest/" },
+      to: { path: "^(scripts|test)/" },
+    },
+    {
       name: "worker-does-not-import-tools",
       comment: "The Worker never imports scripts or tests.",
       severity: "error",

@@ -2,7 +2,8 @@ import { DEFAULT_RISK_FREE_RATE } from "../src/domain/market-clock";
 import { mkdirSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { parseQuoteTable, priceContracts } from "./loaders/cboe-quote-table";
-import { classifyTrades, parseCboeTrades } from "./loaders/cboe-trades";
+import { classifyTrades } from "../ingest/flow/classify-trades";
+import { parseCboeTrades } from "./loaders/cboe-trades";
 import { databaseUrl, DEV_DATA_DIR, MIGRATIONS_DIR, parseArgs } from "./lib/config";
 import { tellEdge } from "./lib/tell-edge";
 import { writeQuoteTable } from "./loaders/write-quote-table";
@@ -55,7 +56,7 @@ function countBy<T>(items: readonly T[], key: (item: T) => string): Record<strin
 
 async function loadTrades(backend: SqlBackend, file: string, args: Args, rate: number, dividendYield: number): Promise<void> {
   const trades = parseCboeTrades(readFileSync(file, "utf8"));
-  const prints = classifyTrades(trades, await flowContext(backend, trades, { rate, dividendYield }));
+  const prints = classifyTrades(trades.trades, await flowContext(backend, trades.trades, { rate, dividendYield }));
   const loaded = await writeFlowPrints(backend, prints);
   const report = {
     file,

@@ -8,7 +8,7 @@ import {
   type DbnRecord,
   type StatisticRecord,
 } from "../dbn";
-import type { FeedPosition, MarketEvent, OpenInterestEvent, QuoteEvent, TradeEvent } from "./events";
+import type { FeedPosition, MarketEvent, OpenInterestEvent, QuoteEvent, TradeEvent } from "../events";
 import type { OpraInstruments } from "./instruments";
 
 /** Why a record gave no event; counted, never fatal. */
@@ -97,7 +97,9 @@ export class OpraEventReader {
       price: r.price,
       size: r.size,
       ...sidesOf(r.levels[0]),
+      // tcbbo carries neither the underlying's quote nor trade conditions.
       underlyingPrice: null,
+      printClass: "regular",
     };
   }
 

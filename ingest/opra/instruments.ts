@@ -1,7 +1,7 @@
 import { settlementOf } from "../../src/domain/market-clock";
 import { formatOcc, parseOcc } from "../../src/domain/occ";
 import type { DefinitionRecord, SymbolMappingRecord } from "../dbn";
-import type { OptionContract } from "./events";
+import type { OptionContract } from "../events";
 
 /** Roots whose underlying has another symbol; every other root is its underlying's symbol. */
 const ROOT_UNDERLYING: ReadonlyMap<string, string> = new Map([

@@ -1,22 +1,9 @@
-import { settlementOf, yearsToExpiry } from "../../src/domain/market-clock";
+import { settlementOf } from "../../src/domain/market-clock";
 import { parse, type InfoRecord } from "csv-parse/sync";
-import {
-  classifyFill,
-  executionTypes,
-  otmPercent,
-  premiumOf,
-  printOpenInterest,
-  printVolatility,
-  sentimentOf,
-  type ExecutionType,
-  type FillSide,
-  type IvSource,
-  type OpenInterestSource,
-  type PrintClass,
-  type Sentiment,
-} from "../../src/analytics/flow";
+import type { PrintClass } from "../../src/analytics/flow";
 import { isSession, newYorkInstant, toDate } from "../../src/domain/calendar";
 import { formatOcc, parseOcc, type OccContract } from "../../src/domain/occ";
+import type { OptionTrade } from "../../ingest/events";
 
 /**
  * Cboe DataShop "Option Trades" CSV: one trade per row with the NBBO at trade time, then
@@ -52,37 +39,12 @@ type Column = (typeof COLUMNS)[number] | (typeof OPTIONAL)[number];
  */
 export const COMPLEX_CONDITIONS: ReadonlySet<number> = new Set([35, 106]);
 
-/**
- * Underlyings whose options are priced off the index's futures, not its spot (Cboe's volatility
- * indexes): the file's underlying quote is the spot, so IV and delta solved against it would be
- * wrong; their prints take the contract's stored IV instead (`printVolatility`).
- */
-export const FORWARD_PRICED: ReadonlySet<string> = new Set(["VIX", "VXN", "RVX", "VVIX", "OVX", "GVZ"]);
-
-export interface CboeTrade {
+/** A row of the file as an option trade; the underlying is named without Cboe's `^` index prefix. */
+export interface CboeTrade extends OptionTrade {
   line: number;
-  /** Underlying without Cboe's `^` index prefix. */
-  underlying: string;
-  isIndex: boolean;
-  contract: OccContract;
-  optionSymbol: string;
-  settlement: "am" | "pm";
-  executedAt: Date;
-  sessionDate: string;
-  sequenceNumber: number;
-  exchangeId: number;
-  size: number;
-  price: number;
   conditionId: number;
   /** 0 normal, 1 a trade later canceled, 2 the cancel message itself. */
   canceledConditionId: number;
-  /** The NBBO at trade time; both null when there was no market (ask ≤ 0). A zero bid is kept. */
-  bid: number | null;
-  ask: number | null;
-  /** Mid of the underlying's bid and ask; null when either is missing. */
-  underlyingPrice: number | null;
-  vendorIv: number | null;
-  vendorDelta: number | null;
 }
 
 export interface TradeFile {
@@ -169,6 +131,8 @@ function parseRow(cells: string[], index: Map<Column, number>, line: number): Cb
   const vendorDelta = index.has("trade_delta") ? number(named, "trade_delta", { min: -1, max: 1 }) : 0;
   const isIndex = symbol.startsWith("^");
   const underlying = isIndex ? symbol.slice(1) : symbol;
+  const conditionId = number(named, "trade_condition_id", { integer: true, max: 32_767 });
+  const canceledConditionId = number(named, "canceled_trade_condition_id", { integer: true, max: 32_767 });
   return {
     line,
     underlying,
@@ -182,13 +146,13 @@ function parseRow(cells: string[], index: Map<Column, number>, line: number): Cb
     exchangeId: number(named, "exchange_id", { integer: true, max: 32_767 }),
     size: number(named, "trade_size", { min: 1, integer: true, max: 2_147_483_647 }),
     price: number(named, "trade_price", { min: 0.0001 }),
-    conditionId: number(named, "trade_condition_id", { integer: true, max: 32_767 }),
-    canceledConditionId: number(named, "canceled_trade_condition_id", { integer: true, max: 32_767 }),
+    conditionId,
+    canceledConditionId,
+    printClass: printClassOf({ conditionId, canceledConditionId }),
     bid: ask > 0 ? bid : null,
     ask: ask > 0 ? ask : null,
     underlyingPrice: underlyingBid > 0 && underlyingAsk >= underlyingBid ? (underlyingBid + underlyingAsk) / 2 : null,
-    vendorIv: vendorIv > 0 ? vendorIv : null,
-    vendorDelta: vendorIv > 0 ? vendorDelta : null,
+    vendorGreeks: vendorIv > 0 ? { iv: vendorIv, delta: vendorDelta } : null,
   };
 }
 
@@ -223,171 +187,7 @@ export function parseCboeTrades(text: string): TradeFile {
   return { trades, rejected };
 }
 
-/** A classified print, ready for `flow_prints`. Every served field has a value (docs/flow.md). */
-export interface FlowPrint {
-  trade: CboeTrade;
-  printClass: PrintClass;
-  side: FillSide;
-  sentiment: Sentiment;
-  executionType: ExecutionType;
-  premium: number;
-  /** The contract's volume in the session up to and including this print (canceled prints excluded). */
-  volume: number;
-  /** The trade's own spot, else the nearest one of the underlying in the session (`sessionSpots`); 0 when none is known. */
-  underlyingPrice: number;
-  openInterest: number;
-  openInterestSource: OpenInterestSource;
-  opening: boolean;
-  otmPct: number;
-  /** Decimal. */
-  iv: number;
-  delta: number;
-  ivSource: IvSource;
-  isEtfOrIndex: boolean;
-}
-
-/** What the database holds for a contract: its stored quote (`option_quotes`), whatever its date. */
-export interface StoredQuote {
-  /** ET session of the quote's `as_of`. */
-  sessionDate: string;
-  openInterest: number | null;
-  /** Decimal. */
-  iv: number | null;
-  delta: number | null;
-}
-
-export interface ClassifyContext {
-  rate: number;
-  dividendYield: number;
-  /** Each contract's stored quote by OCC symbol, where there is one (open interest, snapshot IV and delta). */
-  quotes?: ReadonlyMap<string, StoredQuote>;
-  /** The stored equity quote of an underlying in a session, keyed `${underlying}|${sessionDate}`. */
-  spots?: ReadonlyMap<string, number>;
-  /** Underlyings known to be ETFs or indexes (`^` symbols are indexes anyway). */
-  etfOrIndex?: ReadonlySet<string>;
-}
-
 export function printClassOf(t: Pick<CboeTrade, "conditionId" | "canceledConditionId">): PrintClass {
   if (t.canceledConditionId !== 0) return "canceled";
   return COMPLEX_CONDITIONS.has(t.conditionId) ? "complex" : "regular";
-}
-
-/**
- * Spot of every trade, in file order: its own underlying quote; else that of the nearest trade of
- * the same underlying and session at or before it that has one, else the nearest after it; else the
- * stored equity quote of that underlying and session (`stored`, keyed `${underlying}|${sessionDate}`);
- * else 0 (unknown).
- */
-export function sessionSpots(trades: readonly CboeTrade[], stored: ReadonlyMap<string, number> = new Map()): number[] {
-  const spots = new Array<number>(trades.length);
-  const groups = new Map<string, number[]>();
-  trades.forEach((t, i) => {
-    const key = `${t.underlying}|${t.sessionDate}`;
-    const group = groups.get(key);
-    if (group) group.push(i);
-    else groups.set(key, [i]);
-  });
-  const trade = (i: number) => trades[i] as CboeTrade;
-  for (const [key, members] of groups) {
-    // Time order; the sequence number breaks ties within a millisecond.
-    const order = [...members].sort(
-      (a, b) => trade(a).executedAt.getTime() - trade(b).executedAt.getTime() || trade(a).sequenceNumber - trade(b).sequenceNumber,
-    );
-    const before: (number | null)[] = [];
-    let last: number | null = null;
-    for (const i of order) before.push((last = trade(i).underlyingPrice ?? last));
-    let after: number | null = null;
-    for (let k = order.length - 1; k >= 0; k--) {
-      const i = order[k] as number;
-      after = trade(i).underlyingPrice ?? after;
-      spots[i] = before[k] ?? after ?? stored.get(key) ?? 0;
-    }
-  }
-  return spots;
-}
-
-/** IV and delta of a print by the shared fallback chain: the trade price, the NBBO mid, the contract's stored IV, else 0. */
-function volatilityOf(t: CboeTrade, spot: number, ctx: ClassifyContext) {
-  const quote = ctx.quotes?.get(t.optionSymbol);
-  return printVolatility({
-    price: t.price,
-    bid: t.bid,
-    ask: t.ask,
-    spot,
-    terms: {
-      K: t.contract.strike,
-      T: yearsToExpiry(t.contract.expiration, t.settlement, t.executedAt),
-      r: ctx.rate,
-      q: ctx.dividendYield,
-      side: t.contract.side,
-    },
-    forwardPriced: FORWARD_PRICED.has(t.underlying),
-    vendor: t.vendorIv !== null && t.vendorDelta !== null ? { iv: t.vendorIv, delta: t.vendorDelta } : null,
-    snapshot: quote ? { iv: quote.iv, delta: quote.delta } : null,
-  });
-}
-
-/** Classifies every print against its own NBBO and its neighbours (clusters), in file order. */
-export function classifyTrades(file: TradeFile, ctx: ClassifyContext): FlowPrint[] {
-  const { trades } = file;
-  const classes = trades.map(printClassOf);
-  const sides = trades.map((t) => classifyFill(t.price, t.bid, t.ask));
-  const premiums = trades.map((t) => premiumOf(t.price, t.size));
-  const types = executionTypes(
-    trades.map((t, i) => ({
-      contract: t.optionSymbol,
-      at: t.executedAt.getTime(),
-      exchange: t.exchangeId,
-      side: sides[i] as FillSide,
-      size: t.size,
-      premium: premiums[i] as number,
-      printClass: classes[i] as PrintClass,
-    })),
-  );
-
-  // Running session volume per contract, in time order (sequence number breaks ties).
-  const volumes = new Array<number>(trades.length);
-  const order = trades.map((_, i) => i);
-  const at = (i: number) => (trades[i] as CboeTrade).executedAt.getTime();
-  order.sort((a, b) => at(a) - at(b) || (trades[a] as CboeTrade).sequenceNumber - (trades[b] as CboeTrade).sequenceNumber);
-  const running = new Map<string, number>();
-  for (const i of order) {
-    const t = trades[i] as CboeTrade;
-    const key = `${t.sessionDate}|${t.optionSymbol}`;
-    const volume = (running.get(key) ?? 0) + (classes[i] === "canceled" ? 0 : t.size);
-    running.set(key, volume);
-    volumes[i] = volume;
-  }
-
-  const spots = sessionSpots(trades, ctx.spots);
-  return trades.map((t, i) => {
-    const printClass = classes[i] as PrintClass;
-    const side = sides[i] as FillSide;
-    const spot = spots[i] as number;
-    const quote = ctx.quotes?.get(t.optionSymbol);
-    const oi = printOpenInterest(
-      t.size,
-      t.sessionDate,
-      quote && quote.openInterest !== null ? { openInterest: quote.openInterest, sessionDate: quote.sessionDate } : null,
-    );
-    const vol = volatilityOf(t, spot, ctx);
-    return {
-      trade: t,
-      printClass,
-      side,
-      sentiment: sentimentOf(t.contract.side, side, printClass),
-      executionType: types[i] as ExecutionType,
-      premium: premiums[i] as number,
-      volume: volumes[i] as number,
-      underlyingPrice: spot,
-      openInterest: oi.openInterest,
-      openInterestSource: oi.source,
-      opening: oi.opening,
-      otmPct: otmPercent(t.contract.side, t.contract.strike, spot),
-      iv: vol.iv,
-      delta: vol.delta,
-      ivSource: vol.source,
-      isEtfOrIndex: t.isIndex || (ctx.etfOrIndex?.has(t.underlying) ?? false),
-    };
-  });
 }

@@ -1,24 +1,25 @@
 import { flowPrints } from "../../src/db/schema";
 import { bulkInsert, updateOnConflict, type InsertRow } from "../db/bulk-insert";
 import type { SqlBackend } from "../sql-endpoint/sql-backend";
-import type { ClassifyContext, FlowPrint, TradeFile } from "./cboe-trades";
+import type { OptionTrade } from "../../ingest/events";
+import type { ClassifyContext, FlowPrint } from "../../ingest/flow/classify-trades";
 
 /** What identifies a vendor's print: a reload updates it instead of adding a duplicate. */
 const UPSERT = updateOnConflict(["option_symbol", "executed_at", "sequence_number"], "where sequence_number is not null");
 
 /**
- * What the database knows that the trade file does not: each contract's stored quote (open
- * interest and IV, with the ET session it is of), the stored equity quote of each underlying where
- * it is of one of the file's sessions, and which underlyings are ETFs or indexes.
+ * What the database knows that the trades do not: each contract's stored quote (open interest and
+ * IV, with the ET session it is of), the stored equity quote of each underlying where it is of one
+ * of the trades' sessions, and which underlyings are ETFs or indexes.
  */
 export async function flowContext(
   backend: SqlBackend,
-  file: TradeFile,
+  trades: readonly OptionTrade[],
   pricing: Pick<ClassifyContext, "rate" | "dividendYield">,
 ): Promise<ClassifyContext> {
-  const symbols = [...new Set(file.trades.map((t) => t.optionSymbol))];
-  const sessions = [...new Set(file.trades.map((t) => t.sessionDate))];
-  const underlyings = [...new Set(file.trades.map((t) => t.underlying))];
+  const symbols = [...new Set(trades.map((t) => t.optionSymbol))];
+  const sessions = [...new Set(trades.map((t) => t.sessionDate))];
+  const underlyings = [...new Set(trades.map((t) => t.underlying))];
   const quotes = await backend.typedQuery(
     `select option_symbol, open_interest, iv, delta, (as_of at time zone 'America/New_York')::date::text as session_date
        from option_quotes where option_symbol = any($1::text[]) and as_of is not null`,
@@ -79,7 +80,7 @@ function flowRow(p: FlowPrint): InsertRow<typeof flowPrints> {
     printClass: p.printClass,
     exchangeId: t.exchangeId,
     sequenceNumber: t.sequenceNumber,
-    tradeConditionId: t.conditionId,
+    tradeConditionId: t.conditionId ?? null,
   };
 }
 

@@ -41,6 +41,7 @@ describe("OPRA records as market events", () => {
       bid: 2.15,
       ask: 2.2,
       underlyingPrice: null,
+      printClass: "regular",
     });
     expect(events.read(quote!)).toMatchObject({
       ...AAPL_CALL,

@@ -4,7 +4,8 @@ import { describe, expect, it } from "vitest";
 import { bsm } from "../../src/analytics/black-scholes";
 import { classifyFill } from "../../src/analytics/flow";
 import { impliedVolatility } from "../../src/analytics/implied-volatility";
-import { classifyTrades, parseCboeTrades, sessionSpots, type FlowPrint, type StoredQuote } from "../../scripts/loaders/cboe-trades";
+import { parseCboeTrades, type CboeTrade } from "../../scripts/loaders/cboe-trades";
+import { classifyTrades, sessionSpots, type FlowPrint, type StoredQuote } from "../../ingest/flow/classify-trades";
 import { flowContext, writeFlowPrints } from "../../scripts/loaders/write-flow-prints";
 import { openBackend } from "../../scripts/sql-endpoint/sql-backend";
 
@@ -14,11 +15,11 @@ const malformed = readFileSync("test/fixtures/cboe/VIX_trades_malformed_rows.csv
 const HEADER = excerpt.slice(0, excerpt.indexOf("\n"));
 const PRICING = { rate: 0.005, dividendYield: 0 };
 
-function classified(text = excerpt, ctx = {}): FlowPrint[] {
-  return classifyTrades(parseCboeTrades(text), { ...PRICING, ...ctx });
+function classified(text = excerpt, ctx = {}): FlowPrint<CboeTrade>[] {
+  return classifyTrades(parseCboeTrades(text).trades, { ...PRICING, ...ctx });
 }
 
-const at = (prints: FlowPrint[], line: number) => prints.find((p) => p.trade.line === line)!;
+const at = (prints: FlowPrint<CboeTrade>[], line: number) => prints.find((p) => p.trade.line === line)!;
 
 describe("Cboe DataShop option trades: parsing", () => {
   it("reads every row of the real excerpt, including the one without NBBO, underlying quote or exchange quotes", () => {
@@ -117,7 +118,7 @@ describe("Cboe DataShop option trades: classification", () => {
 
   it("calls same-millisecond clusters splits, lone large prints blocks", () => {
     const prints = classified();
-    const groups = new Map<string, FlowPrint[]>();
+    const groups = new Map<string, FlowPrint<CboeTrade>[]>();
     for (const p of prints) {
       const key = `${p.trade.optionSymbol}|${p.trade.executedAt.getTime()}|${p.side}|${p.printClass}`;
       groups.set(key, [...(groups.get(key) ?? []), p]);
@@ -156,7 +157,7 @@ describe("Cboe DataShop option trades: classification", () => {
 
   it("keeps a running session volume per contract, in time order", () => {
     const prints = classified();
-    const bySymbol = new Map<string, FlowPrint[]>();
+    const bySymbol = new Map<string, FlowPrint<CboeTrade>[]>();
     for (const p of prints) bySymbol.set(p.trade.optionSymbol, [...(bySymbol.get(p.trade.optionSymbol) ?? []), p]);
     expect(bySymbol.size).toBe(11);
     for (const [symbol, ps] of bySymbol) {
@@ -190,7 +191,7 @@ describe("Cboe DataShop option trades: classification", () => {
     const [alone] = lines;
     expect(sessionSpots([alone!], new Map([["VIX|2016-06-01", 15.3]]))).toEqual([15.3]);
     expect(sessionSpots([alone!], new Map([["VIX|2016-06-02", 15.3]]))).toEqual([0]);
-    const [p] = classifyTrades({ trades: [alone!], rejected: [] }, PRICING);
+    const [p] = classifyTrades([alone!], PRICING);
     expect(p).toMatchObject({ underlyingPrice: 0, otmPct: 0, iv: 0, delta: 0, ivSource: "none" });
   });
 
@@ -282,7 +283,7 @@ describe("Cboe DataShop option trades: loading", () => {
       );
       const load = async () => {
         const file = parseCboeTrades(excerpt);
-        return writeFlowPrints(backend, classifyTrades(file, await flowContext(backend, file, PRICING)));
+        return writeFlowPrints(backend, classifyTrades(file.trades, await flowContext(backend, file.trades, PRICING)));
       };
       const snapshot = async () => (await backend.typedQuery("select * from flow_prints order by id")).rows;
       expect(await load()).toBe(259);

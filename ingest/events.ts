@@ -1,7 +1,8 @@
 // The normalised market events every feed adapter produces and the ingestion pipeline consumes
 // (DESIGN.md §8: one pipeline, adapters per source).
-import type { Settlement } from "../../src/domain/market-clock";
-import type { OccContract } from "../../src/domain/occ";
+import type { Settlement } from "../src/domain/market-clock";
+import type { PrintClass } from "../src/analytics/flow";
+import type { OccContract } from "../src/domain/occ";
 
 /** A listed option as the market tables name it. */
 export interface OptionContract {
@@ -24,24 +25,34 @@ export interface FeedPosition {
   tsRecv: bigint;
 }
 
-/** A trade with the consolidated NBBO just before it (tcbbo). */
-export interface TradeEvent extends OptionContract {
-  kind: "trade";
-  position: FeedPosition;
+/** An option trade with the NBBO at the moment it printed, from whichever source. */
+export interface OptionTrade extends OptionContract {
   executedAt: Date;
   /** ET date of the trade. */
   sessionDate: string;
-  /** With the contract and `executedAt`, identifies the print across replays (`printSequence`). */
+  /** With the contract and `executedAt`, identifies the print across reloads and replays. */
   sequenceNumber: number;
-  /** Databento publisher id of the venue. */
+  /** The source's venue id (Cboe DataShop exchange id, Databento publisher id). */
   exchangeId: number;
   price: number;
   size: number;
-  /** Null when the side of the NBBO is absent. */
+  /** Null when that side of the NBBO is absent. */
   bid: number | null;
   ask: number | null;
-  /** The feed carries no spot with option trades: the pipeline fills it. */
-  underlyingPrice: null;
+  /** Spot at the trade where the source gives one (mid of the underlying's quote). */
+  underlyingPrice: number | null;
+  /** Regular unless the source flags the print as multi-leg or canceled. */
+  printClass: PrintClass;
+  /** The venue's trade condition, where the source gives one. */
+  conditionId?: number;
+  /** IV (decimal) and delta computed by the vendor, where the source carries them. */
+  vendorGreeks?: { iv: number; delta: number } | null;
+}
+
+/** A trade with the consolidated NBBO just before it (tcbbo). */
+export interface TradeEvent extends OptionTrade {
+  kind: "trade";
+  position: FeedPosition;
 }
 
 /** The consolidated BBO of a contract at a sample instant (cbbo-1m: only contracts that changed). */
