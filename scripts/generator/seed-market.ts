@@ -54,6 +54,7 @@ const MARKET_TABLES = [
   "dividends",
   "flow_prints",
   "screener_contracts",
+  "feed_positions",
 ];
 const TRUNCATE_MARKET = `truncate ${MARKET_TABLES.join(", ")}`;
 

@@ -4,6 +4,7 @@ import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
 import { migrate as migratePg } from "drizzle-orm/node-postgres/migrator";
+import type { IngestDatabase, TypedQuery } from "../../ingest/pipeline/database";
 
 /** A column of a raw result, as the Postgres wire protocol describes it. */
 export interface FieldInfo {
@@ -59,14 +60,12 @@ export class DatabaseUnavailableError extends Error {
  * `transaction` throw `DatabaseUnavailableError` when the engine is not there, and the engine's
  * own error (with its SQLSTATE `code`) when it ran the statement and refused it.
  */
-export interface SqlBackend {
+export interface SqlBackend extends IngestDatabase {
   readonly kind: "pglite" | "postgres";
   /** One statement with text parameters, returning raw text values. */
   query: RawQuery;
   /** Statements run atomically in one transaction with the given characteristics. */
   transaction<T>(options: TransactionOptions, body: (query: RawQuery) => Promise<T>): Promise<T>;
-  /** Typed parameters (JS arrays, numbers) and parsed values, for bulk loads in Node. */
-  typedQuery(text: string, params?: unknown[]): Promise<{ rows: Record<string, unknown>[] }>;
   /** Several statements separated by semicolons (DDL, maintenance). */
   exec(sqlText: string): Promise<void>;
   /** Applies the drizzle-kit migrations in `folder` that have not run yet. */
@@ -153,9 +152,17 @@ class PgliteBackend implements SqlBackend {
     );
   }
 
-  async typedQuery(text: string, params: unknown[] = []) {
+  typedQuery: TypedQuery = async (text, params = []) => {
     const result = await this.#db.query<Record<string, unknown>>(text, params);
     return { rows: result.rows };
+  };
+
+  async typedTransaction<T>(body: (query: TypedQuery) => Promise<T>): Promise<T> {
+    return this.#available(() =>
+      this.#db.transaction((tx) =>
+        body(async (text, params = []) => ({ rows: (await tx.query<Record<string, unknown>>(text, params)).rows })),
+      ),
+    );
   }
 
   async exec(sqlText: string): Promise<void> {
@@ -254,9 +261,25 @@ class PostgresBackend implements SqlBackend {
     });
   }
 
-  async typedQuery(text: string, params: unknown[] = []) {
+  typedQuery: TypedQuery = async (text, params = []) => {
     const result = await this.#pool.query(text, params);
     return { rows: result.rows as Record<string, unknown>[] };
+  };
+
+  async typedTransaction<T>(body: (query: TypedQuery) => Promise<T>): Promise<T> {
+    return this.#withSession(async (client) => {
+      await client.query("BEGIN");
+      try {
+        const result = await body(async (text, params = []) => ({
+          rows: (await client.query(text, params)).rows as Record<string, unknown>[],
+        }));
+        await client.query("COMMIT");
+        return result;
+      } catch (err) {
+        await client.query("ROLLBACK").catch(() => undefined);
+        throw err;
+      }
+    });
   }
 
   async exec(sqlText: string): Promise<void> {

@@ -65,7 +65,16 @@ function failing(err: unknown): SqlBackend {
   const fail = async (): Promise<never> => {
     throw err;
   };
-  return { kind: "postgres", query: fail, transaction: fail, typedQuery: fail, exec: fail, migrate: fail, close: async () => undefined };
+  return {
+    kind: "postgres",
+    query: fail,
+    transaction: fail,
+    typedQuery: fail,
+    typedTransaction: fail,
+    exec: fail,
+    migrate: fail,
+    close: async () => undefined,
+  };
 }
 
 /** A Postgres error as pg raises it. */

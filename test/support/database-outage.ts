@@ -72,6 +72,7 @@ function switchable(shared: SqlBackend): { backend: SqlBackend; setUp(up: boolea
       return shared.transaction(options, body);
     },
     typedQuery: (text, params) => shared.typedQuery(text, params),
+    typedTransaction: (body) => shared.typedTransaction(body),
     exec: (sqlText) => shared.exec(sqlText),
     migrate: (folder) => shared.migrate(folder),
     close: async () => undefined,

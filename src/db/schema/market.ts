@@ -33,6 +33,22 @@ export const marketState = pgTable("market_state", {
   loadedAt: tsz("loaded_at").notNull().defaultNow(),
 });
 
+/**
+ * How far the ingestor has written each schema of its feed: the newest receive time (ns since the
+ * epoch) whose events are all stored. Advanced in the same transaction as the data, so a restart
+ * resumes after it with nothing lost and nothing counted twice.
+ */
+export const feedPositions = pgTable(
+  "feed_positions",
+  {
+    feed: text("feed").notNull(),
+    schema: text("schema").notNull(),
+    tsRecv: bigint("ts_recv", { mode: "bigint" }).notNull(),
+    updatedAt: tsz("updated_at").notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.feed, t.schema] })],
+);
+
 export const underlyings = pgTable(
   "underlyings",
   {

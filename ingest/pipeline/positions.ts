@@ -1,0 +1,44 @@
+import type { FeedPosition } from "../events";
+import type { TypedQuery } from "./database";
+
+export type FeedSchema = FeedPosition["schema"];
+/** Per schema, the newest receive time (ns) whose events are all stored. */
+export type Positions = ReadonlyMap<FeedSchema, bigint>;
+
+/** The stored positions of one feed (a schema never written has none: it starts from the feed's beginning). */
+export async function readPositions(query: TypedQuery, feed: string): Promise<Positions> {
+  const { rows } = await query("select schema, ts_recv::text as ts_recv from feed_positions where feed = $1", [feed]);
+  return new Map(rows.map((r) => [r.schema as FeedSchema, BigInt(r.ts_recv as string)]));
+}
+
+/**
+ * Moves the feed's positions forward, in the caller's transaction (the one that writes the events
+ * they cover). Never backward: a position older than the stored one leaves it.
+ */
+export async function advancePositions(query: TypedQuery, feed: string, positions: Positions): Promise<void> {
+  if (positions.size === 0) return;
+  const schemas = [...positions.keys()];
+  await query(
+    `insert into feed_positions (feed, schema, ts_recv)
+     select $1, s, t from unnest($2::text[], $3::int8[]) as p(s, t)
+     on conflict (feed, schema) do update
+       set ts_recv = greatest(feed_positions.ts_recv, excluded.ts_recv), updated_at = now()`,
+    [feed, schemas, schemas.map((s) => String(positions.get(s)))],
+  );
+}
+
+/** Whether an event is past the stored position of its schema, i.e. not yet written. */
+export function isPending(positions: Positions, position: FeedPosition): boolean {
+  const stored = positions.get(position.schema);
+  return stored === undefined || position.tsRecv > stored;
+}
+
+/** The newest position of each schema among events (those of one batch). */
+export function batchPositions(events: readonly { position: FeedPosition }[]): Map<FeedSchema, bigint> {
+  const out = new Map<FeedSchema, bigint>();
+  for (const { position } of events) {
+    const seen = out.get(position.schema);
+    if (seen === undefined || position.tsRecv > seen) out.set(position.schema, position.tsRecv);
+  }
+  return out;
+}
