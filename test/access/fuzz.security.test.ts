@@ -310,6 +310,7 @@ describe("fuzzed screener bodies", () => {
     expect([...statuses].sort()).toEqual([200, 400]);
   });
 
+  // One request per field, operation and value: about a thousand, 14 s on a quiet machine.
   it("never answer 5xx to a threshold or a list of each class of odd value, on every field", async () => {
     const values = [3_000_000_000, "0000-01-01", "9999-12-31T23:00:00-05:00", "constructor", "a\u0000b", { toString: 1 }];
     for (const { name: field } of SCREENER_FIELDS) {
@@ -317,5 +318,5 @@ describe("fuzzed screener bodies", () => {
         for (const value of values) await expectAnswered(JSON.stringify({ filters: [{ field, operation, value }] }));
       }
     }
-  });
+  }, 90_000);
 });

@@ -1,11 +1,26 @@
-import { vi } from "vitest";
+const RealDate = Date;
+let offsetMs = 0;
+
+/** `Date` read `offsetMs` ahead of the real clock: it runs at the real clock's pace, never behind it. */
+class OffsetDate extends RealDate {
+  constructor(...args: unknown[]) {
+    if (args.length === 0) super(RealDate.now() + offsetMs);
+    else super(...(args as ConstructorParameters<DateConstructor>));
+  }
+  static override now(): number {
+    return RealDate.now() + offsetMs;
+  }
+}
 
 /**
  * Moves this isolate's clock forward without waiting. The Worker, its edge caches and its
  * Durable Objects run in the test isolate and read `Date`, so an isolate copy's 2 s age or the
- * limiter's once-a-second reload bound passes at once. Time keeps running from the new instant
- * and never goes back (the objects remember instants), so a file that moves it keeps the moved clock.
+ * limiter's once-a-second reload bound passes at once. The clock never goes back (the objects
+ * remember instants): the files sharing the isolate keep the moved clock. An offset rather than
+ * fake timers, whose ticks fall behind the real clock on a busy machine, so alarms set from `Date`
+ * would fire early.
  */
 export function advanceClock(ms: number): void {
-  vi.useFakeTimers({ toFake: ["Date"], shouldAdvanceTime: true, now: Date.now() + ms });
+  offsetMs += ms;
+  globalThis.Date = OffsetDate as DateConstructor;
 }
