@@ -7,7 +7,7 @@ import { parseCboeTrades } from "./loaders/cboe-trades";
 import { databaseUrl, DEV_DATA_DIR, MIGRATIONS_DIR, parseArgs } from "./lib/config";
 import { tellEdge } from "./lib/tell-edge";
 import { writeQuoteTable } from "./loaders/write-quote-table";
-import { flowContext, writeFlowPrints } from "./loaders/write-flow-prints";
+import { flowContext, writeFlowPrints } from "../ingest/flow/store-prints";
 import { openBackend, type SqlBackend } from "./sql-endpoint/sql-backend";
 
 const USAGE = `usage: npm run load -- cboe-quote-table FILE [--as-of YYYY-MM-DD] [--rate 0.043] [--dividend-yield 0] [--json]
@@ -56,8 +56,13 @@ function countBy<T>(items: readonly T[], key: (item: T) => string): Record<strin
 
 async function loadTrades(backend: SqlBackend, file: string, args: Args, rate: number, dividendYield: number): Promise<void> {
   const trades = parseCboeTrades(readFileSync(file, "utf8"));
-  const prints = classifyTrades(trades.trades, await flowContext(backend, trades.trades, { rate, dividendYield }));
-  const loaded = await writeFlowPrints(backend, prints);
+  // One transaction: a file loads whole or not at all.
+  const prints = await backend.typedTransaction(async (query) => {
+    const classified = classifyTrades(trades.trades, await flowContext(query, trades.trades, { rate, dividendYield }));
+    await writeFlowPrints(query, classified);
+    return classified;
+  });
+  const loaded = prints.length;
   const report = {
     file,
     underlyings: [...new Set(prints.map((p) => p.trade.underlying))].sort(),

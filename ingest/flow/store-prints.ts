@@ -1,8 +1,8 @@
 import { flowPrints } from "../../src/db/schema";
-import { bulkInsert, updateOnConflict, type InsertRow } from "../db/bulk-insert";
-import type { SqlBackend } from "../sql-endpoint/sql-backend";
-import type { OptionTrade } from "../../ingest/events";
-import type { ClassifyContext, FlowPrint } from "../../ingest/flow/classify-trades";
+import { bulkInsert, updateOnConflict, type InsertRow } from "../pipeline/bulk-insert";
+import type { TypedQuery } from "../pipeline/database";
+import type { OptionTrade } from "../events";
+import type { ClassifyContext, FlowPrint } from "./classify-trades";
 
 /** What identifies a vendor's print: a reload updates it instead of adding a duplicate. */
 const UPSERT = updateOnConflict(["option_symbol", "executed_at", "sequence_number"], "where sequence_number is not null");
@@ -13,27 +13,26 @@ const UPSERT = updateOnConflict(["option_symbol", "executed_at", "sequence_numbe
  * of the trades' sessions, and which underlyings are ETFs or indexes.
  */
 export async function flowContext(
-  backend: SqlBackend,
+  query: TypedQuery,
   trades: readonly OptionTrade[],
   pricing: Pick<ClassifyContext, "rate" | "dividendYield">,
 ): Promise<ClassifyContext> {
   const symbols = [...new Set(trades.map((t) => t.optionSymbol))];
   const sessions = [...new Set(trades.map((t) => t.sessionDate))];
   const underlyings = [...new Set(trades.map((t) => t.underlying))];
-  const quotes = await backend.typedQuery(
+  const quotes = await query(
     `select option_symbol, open_interest, iv, delta, (as_of at time zone 'America/New_York')::date::text as session_date
        from option_quotes where option_symbol = any($1::text[]) and as_of is not null`,
     [symbols],
   );
-  const spots = await backend.typedQuery(
+  const spots = await query(
     `select symbol, price, (as_of at time zone 'America/New_York')::date::text as session_date from equity_quotes
       where symbol = any($1::text[]) and (as_of at time zone 'America/New_York')::date = any($2::date[])`,
     [underlyings, sessions],
   );
-  const kinds = await backend.typedQuery(
-    `select symbol from underlyings where symbol = any($1::text[]) and asset_type in ('etf', 'index')`,
-    [underlyings],
-  );
+  const kinds = await query(`select symbol from underlyings where symbol = any($1::text[]) and asset_type in ('etf', 'index')`, [
+    underlyings,
+  ]);
   const orNull = (v: unknown) => (v === null || v === undefined ? null : Number(v));
   return {
     ...pricing,
@@ -88,6 +87,6 @@ function flowRow(p: FlowPrint): InsertRow<typeof flowPrints> {
  * Upserts classified prints by (contract, execution time, sequence number): loading the same file
  * twice changes nothing. The market snapshot version stays: no cache is keyed on flow data.
  */
-export async function writeFlowPrints(backend: SqlBackend, prints: readonly FlowPrint[]): Promise<number> {
-  return bulkInsert(backend, flowPrints, prints.map(flowRow), UPSERT);
+export async function writeFlowPrints(query: TypedQuery, prints: readonly FlowPrint[]): Promise<number> {
+  return bulkInsert(query, flowPrints, prints.map(flowRow), UPSERT);
 }

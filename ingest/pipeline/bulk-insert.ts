@@ -1,6 +1,6 @@
 import { getTableColumns, getTableName } from "drizzle-orm";
 import type { PgTable } from "drizzle-orm/pg-core";
-import type { SqlBackend } from "../sql-endpoint/sql-backend";
+import type { TypedQuery } from "./database";
 
 const CHUNK_ROWS = 20_000;
 
@@ -26,7 +26,7 @@ export type InsertRow<T extends PgTable> = T["$inferInsert"];
  * `onConflict` receives the SQL column names written. Returns the number of rows.
  */
 export async function bulkInsert<T extends PgTable>(
-  backend: SqlBackend,
+  query: TypedQuery,
   table: T,
   rows: readonly InsertRow<T>[],
   onConflict: (columns: string[]) => string = () => "",
@@ -44,7 +44,7 @@ export async function bulkInsert<T extends PgTable>(
   const text = `insert into ${getTableName(table)} (${names.join(", ")}) select * from unnest(${select}) ${onConflict(names)}`;
   for (let start = 0; start < rows.length; start += CHUNK_ROWS) {
     const chunk = rows.slice(start, start + CHUNK_ROWS) as Record<string, unknown>[];
-    await backend.typedQuery(
+    await query(
       text,
       columns.map(([key]) => chunk.map((row) => row[key] ?? null)),
     );

@@ -1,6 +1,6 @@
 import type { QuoteAnalytics } from "../../src/analytics/quote-analytics";
 import { optionQuotes } from "../../src/db/schema";
-import type { InsertRow } from "./bulk-insert";
+import type { InsertRow } from "../../ingest/pipeline/bulk-insert";
 
 /** What an `option_quotes` row needs: generated contracts and loaded files both provide it. */
 export interface OptionQuoteInput extends QuoteAnalytics {

@@ -4,7 +4,7 @@ import { classifyFill, isOpening, otmPercent, premiumOf, printVolatility, sentim
 import { sessionCloseAt, sessionOpenAt } from "../../src/domain/calendar";
 import { quoteAround, round2, type Contract } from "./market";
 import { flowPrints } from "../../src/db/schema";
-import type { InsertRow } from "../db/bulk-insert";
+import type { InsertRow } from "../../ingest/pipeline/bulk-insert";
 import type { Random } from "./random";
 import type { UnderlyingProfile } from "./universe";
 

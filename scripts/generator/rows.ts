@@ -11,7 +11,7 @@ import {
   optionQuotes,
   underlyings,
 } from "../../src/db/schema";
-import type { InsertRow } from "../db/bulk-insert";
+import type { InsertRow } from "../../ingest/pipeline/bulk-insert";
 import { round2 } from "./market";
 import type { Random } from "./random";
 import type { UnderlyingProfile } from "./universe";

@@ -5,7 +5,7 @@ import { emptyRows, TABLES, type TableName, type UnderlyingRows } from "./rows";
 import { generateUnderlying, IV_SESSIONS, type MarketContext, type SizeSpec } from "./underlying";
 import { buildUniverse, OUT_OF_COVERAGE } from "./universe";
 import type { PgTable } from "drizzle-orm/pg-core";
-import { bulkInsert, type InsertRow } from "../db/bulk-insert";
+import { bulkInsert, type InsertRow } from "../../ingest/pipeline/bulk-insert";
 import { withIndexesDeferred } from "../db/deferred-indexes";
 import { rebuildScreener } from "../db/screener-rebuild";
 import type { SqlBackend } from "../sql-endpoint/sql-backend";
@@ -100,7 +100,7 @@ class MarketWriter {
     this.#inFlight = (async () => {
       for (const name of Object.keys(TABLES) as TableName[]) {
         // Each kind of row is typed for its table (UnderlyingRows); TypeScript cannot correlate the two by key.
-        await bulkInsert(this.backend, TABLES[name] as PgTable, batch[name] as InsertRow<PgTable>[]);
+        await bulkInsert(this.backend.typedQuery, TABLES[name] as PgTable, batch[name] as InsertRow<PgTable>[]);
       }
     })();
   }

@@ -1,5 +1,5 @@
 import { optionQuotes, underlyings } from "../../src/db/schema";
-import { bulkInsert, updateOnConflict } from "../db/bulk-insert";
+import { bulkInsert, updateOnConflict } from "../../ingest/pipeline/bulk-insert";
 import { optionQuoteRow } from "../db/option-quote-row";
 import { rebuildScreener } from "../db/screener-rebuild";
 import type { SqlBackend } from "../sql-endpoint/sql-backend";
@@ -13,7 +13,7 @@ import type { PricedContract, QuoteTable } from "./cboe-quote-table";
 export async function writeQuoteTable(backend: SqlBackend, table: QuoteTable, priced: PricedContract[], rate: number): Promise<number> {
   const asOf = table.asOf.toISOString();
   await bulkInsert(
-    backend,
+    backend.typedQuery,
     underlyings,
     [
       {
@@ -33,7 +33,7 @@ export async function writeQuoteTable(backend: SqlBackend, table: QuoteTable, pr
     [table.underlying, table.spot, asOf],
   );
   const rows = priced.map((c) => optionQuoteRow({ ...c, ...c.contract, underlying: table.underlying }, table.spot, asOf));
-  await bulkInsert(backend, optionQuotes, rows, updateOnConflict(["option_symbol"]));
+  await bulkInsert(backend.typedQuery, optionQuotes, rows, updateOnConflict(["option_symbol"]));
   await backend.typedQuery(
     `insert into market_state (id, version, as_of, session_date, risk_free_rate, source) values (1, $1, $2, $3, $4, $5)
      on conflict (id) do update set version = market_state.version + 1, loaded_at = now(), source = excluded.source`,

@@ -6,7 +6,7 @@ import { classifyFill } from "../../src/analytics/flow";
 import { impliedVolatility } from "../../src/analytics/implied-volatility";
 import { parseCboeTrades, type CboeTrade } from "../../scripts/loaders/cboe-trades";
 import { classifyTrades, sessionSpots, type FlowPrint, type StoredQuote } from "../../ingest/flow/classify-trades";
-import { flowContext, writeFlowPrints } from "../../scripts/loaders/write-flow-prints";
+import { flowContext, writeFlowPrints } from "../../ingest/flow/store-prints";
 import { openBackend } from "../../scripts/sql-endpoint/sql-backend";
 
 /** 259 real prints of 11 VIX contracts (see test/fixtures/cboe/README.md); fixture line = `line`. */
@@ -283,7 +283,10 @@ describe("Cboe DataShop option trades: loading", () => {
       );
       const load = async () => {
         const file = parseCboeTrades(excerpt);
-        return writeFlowPrints(backend, classifyTrades(file.trades, await flowContext(backend, file.trades, PRICING)));
+        return writeFlowPrints(
+          backend.typedQuery,
+          classifyTrades(file.trades, await flowContext(backend.typedQuery, file.trades, PRICING)),
+        );
       };
       const snapshot = async () => (await backend.typedQuery("select * from flow_prints order by id")).rows;
       expect(await load()).toBe(259);
