@@ -3,6 +3,7 @@ import { generateApiKey } from "../../src/domain/api-key";
 import { bearer, newAccount } from "../support/accounts";
 import { probeCall } from "../support/probe-app";
 import { call, callWith, expectError, testEnv } from "../support/worker";
+import { freshRateWindow } from "../support/clock";
 
 const RATE_HEADERS = ["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"];
 const expectNoRateHeaders = (res: Response) => RATE_HEADERS.forEach((h) => expect(res.headers.get(h), h).toBeNull());
@@ -310,6 +311,7 @@ describe("origin authentication", () => {
 
 describe("per-IP limit on public routes", () => {
   it("answers 429 rate_limited with Retry-After after 120 calls a minute from one address, without account headers", async () => {
+    await freshRateWindow(10_000);
     const ip = { "CF-Connecting-IP": "203.0.113.200" };
     let first429: Response | undefined;
     let ok = 0;

@@ -8,20 +8,12 @@ import { page, post, SESSION_COOKIE, sessionSecrets, signedInAccount } from "../
 import { controlSql } from "../support/market-db";
 import { call, callWith, expectError, testEnv } from "../support/worker";
 import { countedAlias } from "../support/counted-database";
+import { freshRateWindow } from "../support/clock";
 
 /** Per-client budget of /dashboard/* and of the webhook (wrangler.toml DASHBOARD_RATE_LIMITER). */
 const CLIENT_LIMIT = 300;
 /** Per-account budget of signed-in actions (DASHBOARD_ACTION_LIMITER). */
 const ACTION_LIMIT = 10;
-
-/**
- * The limiters count in windows aligned to the wall clock's minute: a test that needs one whole
- * window starts in a fresh one when less than `needMs` of the current one is left.
- */
-async function freshWindow(needMs = 25_000): Promise<void> {
-  const left = 60_000 - (Date.now() % 60_000);
-  if (left < needMs) await new Promise((r) => setTimeout(r, left + 50));
-}
 
 /**
  * The control database under a name of its own: the local endpoint counts round trips per
@@ -37,7 +29,7 @@ const forged = (i: number) => (i % 2 === 0 ? `ods_sess_${randomBase62(75)}` : `o
 
 describe("dashboard per-client limit", () => {
   it("answers thousands of forged session cookies from one client with 429 after the limit, and never asks the control database", async () => {
-    await freshWindow();
+    await freshRateWindow();
     const { env, trips } = countedControl();
     const client = { "CF-Connecting-IP": "2001:db8:da5b:1::7" };
     const paths = ["/dashboard", "/dashboard/keys", "/dashboard/billing", "/dashboard/keys/1/revoke"];
@@ -65,7 +57,7 @@ describe("dashboard per-client limit", () => {
   }, 120_000);
 
   it("counts pages, assets, sign-in and sign-out alike, and a signed-in client's queries stay bounded by the limit", async () => {
-    await freshWindow();
+    await freshRateWindow();
     const user = await signedInAccount({ status: "active" });
     // What one keys page costs, measured apart.
     const single = countedControl();
@@ -157,7 +149,7 @@ describe("dashboard session tokens", () => {
 
 describe("dashboard per-account limit of signed-in actions", () => {
   it("refuses Checkout, portal, trial and key changes past the account's budget, from any address, and spares other accounts", async () => {
-    await freshWindow(10_000);
+    await freshRateWindow(10_000);
     const user = await signedInAccount({ status: "none" });
     const checkouts = async () =>
       ((await (await fetch(`${testEnv.STRIPE_API_URL}/__requests`)).json()) as { path: string; body: string }[]).filter(
@@ -194,7 +186,7 @@ describe("POST /webhooks/stripe in front of the handler", () => {
   const event = (id: string) => JSON.stringify({ id, object: "event", type: "customer.created", created: 1, data: { object: {} } });
 
   it("is limited per client: 429 rate_limited after the limit, before the signature is read", async () => {
-    await freshWindow();
+    await freshRateWindow();
     const client = { "CF-Connecting-IP": "2001:db8:da5b:3::1", "Stripe-Signature": "t=1,v1=00" };
     const statuses: number[] = [];
     for (let i = 0; i < CLIENT_LIMIT + 5; i++) {

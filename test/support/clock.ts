@@ -24,3 +24,13 @@ export function advanceClock(ms: number): void {
   offsetMs += ms;
   globalThis.Date = OffsetDate as DateConstructor;
 }
+
+/**
+ * The local rate limiters count in windows aligned to the wall clock's minute (read by the real
+ * clock: they run apart from this isolate). A test that needs one whole window starts in a fresh
+ * one when less than `needMs` of the current one is left.
+ */
+export async function freshRateWindow(needMs = 25_000): Promise<void> {
+  const left = 60_000 - (RealDate.now() % 60_000);
+  if (left < needMs) await new Promise((r) => setTimeout(r, left + 50));
+}
