@@ -65,6 +65,8 @@ export interface ClassifyContext {
   spots?: ReadonlyMap<string, number>;
   /** Underlyings known to be ETFs or indexes (`^` symbols are indexes anyway). */
   etfOrIndex?: ReadonlySet<string>;
+  /** A contract's session volume already stored before these trades, keyed `${sessionDate}|${optionSymbol}`. */
+  volumesBefore?: ReadonlyMap<string, number>;
 }
 
 /**
@@ -148,7 +150,7 @@ export function classifyTrades<T extends OptionTrade>(trades: readonly T[], ctx:
   for (const i of order) {
     const t = trades[i] as T;
     const key = `${t.sessionDate}|${t.optionSymbol}`;
-    const volume = (running.get(key) ?? 0) + (classes[i] === "canceled" ? 0 : t.size);
+    const volume = (running.get(key) ?? ctx.volumesBefore?.get(key) ?? 0) + (classes[i] === "canceled" ? 0 : t.size);
     running.set(key, volume);
     volumes[i] = volume;
   }

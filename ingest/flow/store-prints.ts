@@ -10,7 +10,9 @@ const UPSERT = updateOnConflict(["option_symbol", "executed_at", "sequence_numbe
 /**
  * What the database knows that the trades do not: each contract's stored quote (open interest and
  * IV, with the ET session it is of), the stored equity quote of each underlying where it is of one
- * of the trades' sessions, and which underlyings are ETFs or indexes.
+ * of the trades' sessions, which underlyings are ETFs or indexes, and each contract's session
+ * volume stored before its first trade here (the running volume a stream continues; a reload of
+ * the same trades finds none before them).
  */
 export async function flowContext(
   query: TypedQuery,
@@ -33,6 +35,14 @@ export async function flowContext(
   const kinds = await query(`select symbol from underlyings where symbol = any($1::text[]) and asset_type in ('etf', 'index')`, [
     underlyings,
   ]);
+  const volumes = await query(
+    `select b.symbol, b.session::text as session_date, max(f.volume) as volume
+       from unnest($1::text[], $2::date[], $3::timestamptz[], $4::int8[]) as b(symbol, session, at, seq)
+       join flow_prints f on f.option_symbol = b.symbol and f.session_date = b.session
+        and (f.executed_at, coalesce(f.sequence_number, -1)) < (b.at, b.seq)
+      group by 1, 2`,
+    columnsOf(firstTrades(trades)),
+  );
   const orNull = (v: unknown) => (v === null || v === undefined ? null : Number(v));
   return {
     ...pricing,
@@ -44,8 +54,27 @@ export async function flowContext(
     ),
     spots: new Map(spots.rows.map((r) => [`${r.symbol as string}|${r.session_date as string}`, Number(r.price)])),
     etfOrIndex: new Set(kinds.rows.map((r) => r.symbol as string)),
+    volumesBefore: new Map(volumes.rows.map((r) => [`${r.session_date as string}|${r.symbol as string}`, Number(r.volume)])),
   };
 }
+
+/** Each contract's first trade in each session, in (time, sequence) order. */
+function firstTrades(trades: readonly OptionTrade[]): OptionTrade[] {
+  const first = new Map<string, OptionTrade>();
+  for (const t of trades) {
+    const key = `${t.sessionDate}|${t.optionSymbol}`;
+    const seen = first.get(key);
+    if (!seen || (t.executedAt.getTime() - seen.executedAt.getTime() || t.sequenceNumber - seen.sequenceNumber) < 0) first.set(key, t);
+  }
+  return [...first.values()];
+}
+
+const columnsOf = (trades: readonly OptionTrade[]) => [
+  trades.map((t) => t.optionSymbol),
+  trades.map((t) => t.sessionDate),
+  trades.map((t) => t.executedAt.toISOString()),
+  trades.map((t) => t.sequenceNumber),
+];
 
 /** One `flow_prints` row, with the vendor's identity of the print. */
 function flowRow(p: FlowPrint): InsertRow<typeof flowPrints> {

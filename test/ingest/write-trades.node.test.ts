@@ -1,0 +1,98 @@
+import { describe, expect, it } from "vitest";
+import type { TradeEvent } from "../../ingest/events";
+import { OpraEventReader } from "../../ingest/opra/from-dbn";
+import { OpraInstruments } from "../../ingest/opra/instruments";
+import { readPositions } from "../../ingest/pipeline/positions";
+import { writeTrades } from "../../ingest/pipeline/write-trades";
+import { openBackend, type SqlBackend } from "../../scripts/sql-endpoint/sql-backend";
+import { definitionV3, tcbbo, TS_EVENT, TS_RECV } from "./dbn-fixtures";
+
+const FEED = "databento-opra";
+const PRICING = { rate: 0.043, dividendYield: 0 };
+
+/** A market database of its own (embedded PGlite): the test counts every print it holds. */
+async function marketDatabase(): Promise<SqlBackend> {
+  const db = await openBackend({ dataDir: "memory://" });
+  await db.migrate("drizzle");
+  await db.typedQuery(
+    `insert into underlyings (symbol, name, asset_type, logo_url, optionable, in_coverage) values ('AAPL', 'Apple', 'stock', 'x', true, true)`,
+  );
+  return db;
+}
+
+/**
+ * Six tcbbo trades of one contract in three receive times, through the real OPRA reader: two in
+ * one millisecond of one receive time (told apart by their ordinal), sizes 5, 3, 2, 7, 1, 4.
+ */
+function stream(): { first: TradeEvent[]; second: TradeEvent[] } {
+  const reader = new OpraEventReader(new OpraInstruments(new Set()));
+  reader.read(definitionV3().record);
+  const at = (msAfter: bigint, recvAfter: bigint, size: number) =>
+    reader.read({
+      ...tcbbo().record,
+      tsEvent: TS_EVENT + msAfter * 1_000_000n,
+      tsRecv: TS_RECV + recvAfter * 1_000_000n,
+      size,
+    }) as TradeEvent;
+  const trades = [at(0n, 0n, 5), at(0n, 0n, 3), at(10n, 10n, 2), at(11n, 10n, 7), at(20n, 20n, 1), at(21n, 20n, 4)];
+  return { first: trades.slice(0, 4), second: trades.slice(4) };
+}
+
+/** Every stored print but its surrogate id, in time order. */
+async function prints(db: SqlBackend) {
+  const { rows } = await db.typedQuery(
+    `select option_symbol, executed_at, sequence_number, size, volume, side, premium from flow_prints order by executed_at, sequence_number`,
+  );
+  return rows;
+}
+
+describe("writing trades with their feed position", () => {
+  it("stores a stream batch by batch, the running session volume continued across batches", async () => {
+    const db = await marketDatabase();
+    try {
+      const { first, second } = stream();
+      expect(await writeTrades(db, FEED, first, PRICING)).toEqual({ written: 4, skipped: 0 });
+      expect(await writeTrades(db, FEED, second, PRICING)).toEqual({ written: 2, skipped: 0 });
+      const stored = await prints(db);
+      expect(stored.map((p) => p.volume)).toEqual([5, 8, 10, 17, 18, 22]);
+      expect(new Set(stored.map((p) => `${new Date(p.executed_at as Date).getTime()}|${p.sequence_number}`)).size).toBe(6);
+      expect(await readPositions(db.typedQuery, FEED)).toEqual(new Map([["tcbbo", TS_RECV + 20_000_000n]]));
+    } finally {
+      await db.close();
+    }
+  });
+
+  it("replayed from the start after a restart, stores exactly what one pass does", async () => {
+    const once = await marketDatabase();
+    const restarted = await marketDatabase();
+    try {
+      const { first, second } = stream();
+      await writeTrades(once, FEED, [...first, ...second], PRICING);
+      await writeTrades(restarted, FEED, first, PRICING);
+      // The feed replays from before the stored position: what was stored is skipped, the rest written.
+      expect(await writeTrades(restarted, FEED, [...first, ...second], PRICING)).toEqual({ written: 2, skipped: 4 });
+      expect(await writeTrades(restarted, FEED, [...first, ...second], PRICING)).toEqual({ written: 0, skipped: 6 });
+      expect(await prints(restarted)).toEqual(await prints(once));
+    } finally {
+      await once.close();
+      await restarted.close();
+    }
+  });
+
+  it("stores nothing of a batch that fails, and keeps its position where it was", async () => {
+    const db = await marketDatabase();
+    try {
+      const { first, second } = stream();
+      await writeTrades(db, FEED, first, PRICING);
+      // A size past the column's range fails the insert after the first rows of the batch were prepared.
+      const broken = [second[0]!, { ...second[1]!, size: 3_000_000_000 }];
+      await expect(writeTrades(db, FEED, broken, PRICING)).rejects.toThrow();
+      expect((await prints(db)).length).toBe(4);
+      expect(await readPositions(db.typedQuery, FEED)).toEqual(new Map([["tcbbo", TS_RECV + 10_000_000n]]));
+      expect(await writeTrades(db, FEED, second, PRICING)).toEqual({ written: 2, skipped: 0 });
+      expect((await prints(db)).map((p) => p.volume)).toEqual([5, 8, 10, 17, 18, 22]);
+    } finally {
+      await db.close();
+    }
+  });
+});
