@@ -9,7 +9,7 @@ beforeAll(async () => {
   db = await openBackend({ databaseUrl: process.env.DATABASE_URL, dataDir: "memory://" });
   await db.migrate("drizzle");
   await db.typedQuery("create table if not exists feed_positions_probe (feed text, n int)");
-});
+}, 60_000);
 afterAll(async () => {
   await db.typedQuery("drop table if exists feed_positions_probe");
   await db.close();

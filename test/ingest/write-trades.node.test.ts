@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { TradeEvent } from "../../ingest/events";
 import { OpraEventReader } from "../../ingest/opra/from-dbn";
 import { OpraInstruments } from "../../ingest/opra/instruments";
@@ -19,6 +19,20 @@ async function marketDatabase(): Promise<SqlBackend> {
   );
   return db;
 }
+
+// Two databases (a restart is compared with one pass), emptied before each test.
+let db: SqlBackend;
+let once: SqlBackend;
+beforeAll(async () => {
+  db = await marketDatabase();
+  once = await marketDatabase();
+}, 60_000);
+beforeEach(async () => {
+  for (const d of [db, once]) await d.typedQuery("truncate flow_prints, feed_positions");
+});
+afterAll(async () => {
+  await Promise.all([db.close(), once.close()]);
+});
 
 /**
  * Six tcbbo trades of one contract in three receive times, through the real OPRA reader: two in
@@ -48,51 +62,35 @@ async function prints(db: SqlBackend) {
 
 describe("writing trades with their feed position", () => {
   it("stores a stream batch by batch, the running session volume continued across batches", async () => {
-    const db = await marketDatabase();
-    try {
-      const { first, second } = stream();
-      expect(await writeTrades(db, FEED, first, PRICING)).toEqual({ written: 4, skipped: 0 });
-      expect(await writeTrades(db, FEED, second, PRICING)).toEqual({ written: 2, skipped: 0 });
-      const stored = await prints(db);
-      expect(stored.map((p) => p.volume)).toEqual([5, 8, 10, 17, 18, 22]);
-      expect(new Set(stored.map((p) => `${new Date(p.executed_at as Date).getTime()}|${p.sequence_number}`)).size).toBe(6);
-      expect(await readPositions(db.typedQuery, FEED)).toEqual(new Map([["tcbbo", TS_RECV + 20_000_000n]]));
-    } finally {
-      await db.close();
-    }
+    const { first, second } = stream();
+    expect(await writeTrades(db, FEED, first, PRICING)).toEqual({ written: 4, skipped: 0 });
+    expect(await writeTrades(db, FEED, second, PRICING)).toEqual({ written: 2, skipped: 0 });
+    const stored = await prints(db);
+    expect(stored.map((p) => p.volume)).toEqual([5, 8, 10, 17, 18, 22]);
+    expect(new Set(stored.map((p) => `${new Date(p.executed_at as Date).getTime()}|${p.sequence_number}`)).size).toBe(6);
+    expect(await readPositions(db.typedQuery, FEED)).toEqual(new Map([["tcbbo", TS_RECV + 20_000_000n]]));
   });
 
   it("replayed from the start after a restart, stores exactly what one pass does", async () => {
-    const once = await marketDatabase();
-    const restarted = await marketDatabase();
-    try {
-      const { first, second } = stream();
-      await writeTrades(once, FEED, [...first, ...second], PRICING);
-      await writeTrades(restarted, FEED, first, PRICING);
-      // The feed replays from before the stored position: what was stored is skipped, the rest written.
-      expect(await writeTrades(restarted, FEED, [...first, ...second], PRICING)).toEqual({ written: 2, skipped: 4 });
-      expect(await writeTrades(restarted, FEED, [...first, ...second], PRICING)).toEqual({ written: 0, skipped: 6 });
-      expect(await prints(restarted)).toEqual(await prints(once));
-    } finally {
-      await once.close();
-      await restarted.close();
-    }
+    const { first, second } = stream();
+    await writeTrades(once, FEED, [...first, ...second], PRICING);
+    // `db` stored the first batch, then stopped.
+    await writeTrades(db, FEED, first, PRICING);
+    // The feed replays from before the stored position: what was stored is skipped, the rest written.
+    expect(await writeTrades(db, FEED, [...first, ...second], PRICING)).toEqual({ written: 2, skipped: 4 });
+    expect(await writeTrades(db, FEED, [...first, ...second], PRICING)).toEqual({ written: 0, skipped: 6 });
+    expect(await prints(db)).toEqual(await prints(once));
   });
 
   it("stores nothing of a batch that fails, and keeps its position where it was", async () => {
-    const db = await marketDatabase();
-    try {
-      const { first, second } = stream();
-      await writeTrades(db, FEED, first, PRICING);
-      // A size past the column's range fails the insert after the first rows of the batch were prepared.
-      const broken = [second[0]!, { ...second[1]!, size: 3_000_000_000 }];
-      await expect(writeTrades(db, FEED, broken, PRICING)).rejects.toThrow();
-      expect((await prints(db)).length).toBe(4);
-      expect(await readPositions(db.typedQuery, FEED)).toEqual(new Map([["tcbbo", TS_RECV + 10_000_000n]]));
-      expect(await writeTrades(db, FEED, second, PRICING)).toEqual({ written: 2, skipped: 0 });
-      expect((await prints(db)).map((p) => p.volume)).toEqual([5, 8, 10, 17, 18, 22]);
-    } finally {
-      await db.close();
-    }
+    const { first, second } = stream();
+    await writeTrades(db, FEED, first, PRICING);
+    // A size past the column's range fails the insert after the first rows of the batch were prepared.
+    const broken = [second[0]!, { ...second[1]!, size: 3_000_000_000 }];
+    await expect(writeTrades(db, FEED, broken, PRICING)).rejects.toThrow();
+    expect((await prints(db)).length).toBe(4);
+    expect(await readPositions(db.typedQuery, FEED)).toEqual(new Map([["tcbbo", TS_RECV + 10_000_000n]]));
+    expect(await writeTrades(db, FEED, second, PRICING)).toEqual({ written: 2, skipped: 0 });
+    expect((await prints(db)).map((p) => p.volume)).toEqual([5, 8, 10, 17, 18, 22]);
   });
 });
