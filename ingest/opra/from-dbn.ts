@@ -49,7 +49,7 @@ export class OpraEventReader {
         return {
           ...applied.contract,
           kind: applied.deleted ? "delisted" : "listed",
-          position: { schema: "definition", tsRecv: record.tsRecv },
+          position: position("definition", record.tsRecv),
         };
       }
       case "symbol-mapping":

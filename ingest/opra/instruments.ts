@@ -27,10 +27,6 @@ export class OpraInstruments {
     return this.byId.get(instrumentId);
   }
 
-  get size(): number {
-    return this.byId.size;
-  }
-
   /** Applies a definition: the contract it adds or changes, or the one it deletes; null when it is not an option. */
   define(record: DefinitionRecord): { contract: OptionContract; deleted: boolean } | null {
     if (record.instrumentClass !== "C" && record.instrumentClass !== "P") return null;
