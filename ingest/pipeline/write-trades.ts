@@ -1,15 +1,16 @@
-import { classifyTrades, type ClassifyContext } from "../flow/classify-trades";
+import { classifyTrades, type ClassifyContext, type FlowPrint } from "../flow/classify-trades";
 import { flowContext, writeFlowPrints } from "../flow/store-prints";
 import type { TradeEvent } from "../events";
-import type { IngestDatabase } from "./database";
+import type { IngestDatabase, TypedQuery } from "./database";
 import { advancePositions, batchPositions, isPending, readPositions } from "./positions";
 
 /**
- * Writes a batch of trades as classified flow prints and moves the feed's positions to the
- * batch's newest receive times, in one transaction: after a crash either both are stored or
- * neither. Trades at or before the stored position (a replay after a restart) are skipped, and a
- * print written twice is updated in place (its key), so nothing is counted twice. The batch must
- * hold every trade of each receive time it touches.
+ * Writes a batch of trades as classified flow prints, carries each contract's newest print into its
+ * quote (last price and time, session volume) and moves the feed's positions to the batch's newest
+ * receive times, in one transaction: after a crash either all are stored or none. Trades at or
+ * before the stored position (a replay after a restart) are skipped, and a print written twice is
+ * updated in place (its key), so nothing is counted twice. The batch must hold every trade of each
+ * receive time it touches.
  */
 export async function writeTrades(
   db: IngestDatabase,
@@ -20,8 +21,40 @@ export async function writeTrades(
   return db.typedTransaction(async (query) => {
     const positions = await readPositions(query, feed);
     const pending = trades.filter((t) => isPending(positions, t.position));
-    if (pending.length > 0) await writeFlowPrints(query, classifyTrades(pending, await flowContext(query, pending, pricing)));
+    if (pending.length > 0) {
+      const prints = classifyTrades(pending, await flowContext(query, pending, pricing));
+      await writeFlowPrints(query, prints);
+      await updateLastTrades(query, prints);
+    }
     await advancePositions(query, feed, batchPositions(trades));
     return { written: pending.length, skipped: trades.length - pending.length };
   });
+}
+
+/**
+ * Each contract's newest print that counts (not canceled) becomes its quote's last price and
+ * time, with the session volume up to it; a quote that already holds a later trade keeps it.
+ */
+async function updateLastTrades(query: TypedQuery, prints: readonly FlowPrint[]): Promise<void> {
+  const newest = new Map<string, FlowPrint>();
+  for (const p of prints) {
+    if (p.printClass === "canceled") continue;
+    const seen = newest.get(p.trade.optionSymbol);
+    const order =
+      seen && (p.trade.executedAt.getTime() - seen.trade.executedAt.getTime() || p.trade.sequenceNumber - seen.trade.sequenceNumber);
+    if (!seen || order! > 0) newest.set(p.trade.optionSymbol, p);
+  }
+  if (newest.size === 0) return;
+  const last = [...newest.values()];
+  await query(
+    `update option_quotes q set last = t.price, last_trade_at = t.at, volume = t.volume
+       from unnest($1::text[], $2::float8[], $3::timestamptz[], $4::int4[]) as t(symbol, price, at, volume)
+      where q.option_symbol = t.symbol and (q.last_trade_at is null or q.last_trade_at <= t.at)`,
+    [
+      last.map((p) => p.trade.optionSymbol),
+      last.map((p) => p.trade.price),
+      last.map((p) => p.trade.executedAt.toISOString()),
+      last.map((p) => p.volume),
+    ],
+  );
 }

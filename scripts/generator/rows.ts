@@ -1,3 +1,4 @@
+import { placeholderLogoUrl } from "../../ingest/contracts/write-definitions";
 import type { PgTable } from "drizzle-orm/pg-core";
 import { addDays, daysBetween, sessionOnOrAfter } from "../../src/domain/calendar";
 import {
@@ -28,7 +29,7 @@ export function underlyingRow(u: UnderlyingProfile, rng: Random): InsertRow<type
     industry: u.industry,
     marketCap: u.marketCap,
     peRatio: stock ? round2(rng.logNormal(22, 0.5)) : null,
-    logoUrl: `https://logos.example.com/${u.symbol.toLowerCase()}.png`,
+    logoUrl: placeholderLogoUrl(u.symbol),
     optionable,
     inCoverage: optionable,
     dividendYield: u.dividendYield,

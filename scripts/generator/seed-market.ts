@@ -55,6 +55,7 @@ const MARKET_TABLES = [
   "flow_prints",
   "screener_contracts",
   "feed_positions",
+  "open_interest_staged",
 ];
 const TRUNCATE_MARKET = `truncate ${MARKET_TABLES.join(", ")}`;
 

@@ -1,3 +1,4 @@
+import { placeholderLogoUrl } from "../../ingest/contracts/write-definitions";
 import { optionQuotes, underlyings } from "../../src/db/schema";
 import { bulkInsert, updateOnConflict } from "../../ingest/pipeline/bulk-insert";
 import { optionQuoteRow } from "../db/option-quote-row";
@@ -20,7 +21,7 @@ export async function writeQuoteTable(backend: SqlBackend, table: QuoteTable, pr
         symbol: table.underlying,
         name: table.name,
         assetType: table.assetType,
-        logoUrl: `https://logos.example.com/${table.underlying.toLowerCase()}.png`,
+        logoUrl: placeholderLogoUrl(table.underlying),
         optionable: true,
         inCoverage: true,
       },

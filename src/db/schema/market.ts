@@ -31,6 +31,8 @@ export const marketState = pgTable("market_state", {
   riskFreeRate: doublePrecision("risk_free_rate").notNull(),
   source: text("source").notNull(),
   loadedAt: tsz("loaded_at").notNull().defaultNow(),
+  /** The session whose open interest `option_quotes` holds, when a feed's statistics set it (null: the seed's or a loader's). */
+  openInterestDate: day("open_interest_date"),
 });
 
 /**
@@ -47,6 +49,20 @@ export const feedPositions = pgTable(
     updatedAt: tsz("updated_at").notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.feed, t.schema] })],
+);
+
+/**
+ * Open interest a feed's statistics published for a session, held until the whole day's set is
+ * in: then it replaces every contract's open interest in one transaction (never a mix of two days).
+ */
+export const openInterestStaged = pgTable(
+  "open_interest_staged",
+  {
+    sessionDate: day("session_date").notNull(),
+    optionSymbol: text("option_symbol").notNull(),
+    openInterest: integer("open_interest").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.sessionDate, t.optionSymbol] })],
 );
 
 export const underlyings = pgTable(

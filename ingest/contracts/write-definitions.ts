@@ -1,0 +1,69 @@
+import { sessionOnOrAfter, todayInNewYork } from "../../src/domain/calendar";
+import { optionQuotes, underlyings } from "../../src/db/schema";
+import { nanosToMs } from "../dbn";
+import type { ContractEvent } from "../events";
+import { bulkInsert } from "../pipeline/bulk-insert";
+import type { IngestDatabase } from "../pipeline/database";
+import { advancePositions, batchPositions, isPending, readPositions } from "../pipeline/positions";
+
+/** The logo an underlying has until a fundamentals vendor gives one (the generator's and the loaders' convention). */
+export function placeholderLogoUrl(symbol: string): string {
+  return `https://logos.example.com/${symbol.toLowerCase()}.png`;
+}
+
+/**
+ * Applies a batch of definitions and moves the feed's position, in one transaction: a listed
+ * contract enters `option_quotes` unquoted (its quote and open interest come with the samples and
+ * statistics), under an underlying added with what the feed tells of it when it is new (a
+ * fundamentals vendor names it later); a delisted one leaves. Contracts whose expiration precedes
+ * the session the definitions are for (the session on or after their ET receive date) are
+ * retired. Definitions at or before the stored position are skipped.
+ */
+export async function writeDefinitions(
+  db: IngestDatabase,
+  feed: string,
+  events: readonly ContractEvent[],
+): Promise<{ written: number; skipped: number }> {
+  return db.typedTransaction(async (query) => {
+    const positions = await readPositions(query, feed);
+    const pending = events.filter((e) => isPending(positions, e.position));
+    const listed = pending.filter((e) => e.kind === "listed");
+    const delisted = pending.filter((e) => e.kind === "delisted").map((e) => e.optionSymbol);
+    const newUnderlyings = new Map(listed.map((e) => [e.underlying, e.isIndex]));
+    await bulkInsert(
+      query,
+      underlyings,
+      [...newUnderlyings].map(([symbol, isIndex]) => ({
+        symbol,
+        name: symbol,
+        assetType: isIndex ? ("index" as const) : ("stock" as const),
+        logoUrl: placeholderLogoUrl(symbol),
+        optionable: true,
+        inCoverage: false,
+      })),
+      () => "on conflict (symbol) do nothing",
+    );
+    await bulkInsert(
+      query,
+      optionQuotes,
+      listed.map((e) => ({
+        optionSymbol: e.optionSymbol,
+        underlying: e.underlying,
+        root: e.contract.root,
+        expiration: e.contract.expiration,
+        strike: e.contract.strike,
+        side: e.contract.side,
+        settlement: e.settlement,
+        multiplier: 100,
+      })),
+      () => "on conflict (option_symbol) do nothing",
+    );
+    if (delisted.length > 0) await query(`delete from option_quotes where option_symbol = any($1::text[])`, [delisted]);
+    const sessions = new Set(listed.map((e) => sessionOnOrAfter(todayInNewYork(new Date(nanosToMs(e.position.tsRecv))))));
+    if (sessions.size > 0) {
+      await query(`delete from option_quotes where expiration < $1::date`, [[...sessions].sort().at(-1)]);
+    }
+    await advancePositions(query, feed, batchPositions(events));
+    return { written: pending.length, skipped: events.length - pending.length };
+  });
+}

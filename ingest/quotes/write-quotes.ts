@@ -1,0 +1,180 @@
+import { impliedVolatility } from "../../src/analytics/implied-volatility";
+import { quoteAnalytics } from "../../src/analytics/quote-analytics";
+import { todayInNewYork } from "../../src/domain/calendar";
+import { yearsToExpiry } from "../../src/domain/market-clock";
+import { optionQuotes } from "../../src/db/schema";
+import type { QuoteEvent } from "../events";
+import { bulkInsert, type InsertRow } from "../pipeline/bulk-insert";
+import type { IngestDatabase, TypedQuery } from "../pipeline/database";
+import { advancePositions, batchPositions, isPending, readPositions } from "../pipeline/positions";
+import { OptionBook } from "./option-book";
+
+/** What pricing a minute's quotes needs beyond the quotes: kept by the quote writer between minutes. */
+export interface QuoteMarket {
+  book: OptionBook;
+  /** The market's risk-free rate (`market_state`), decimal. */
+  rate: number;
+  /** Continuous dividend yield by underlying (`underlyings`), decimal; 0 when absent. */
+  dividendYields: Map<string, number>;
+  /** The newest spot of each underlying: implied by its chain, else the stored equity quote. */
+  spots: Map<string, number>;
+}
+
+/** Reads what `writeQuotes` starts from: every stored NBBO into the book, the rate, dividend yields and spots. */
+export async function loadQuoteMarket(query: TypedQuery): Promise<QuoteMarket> {
+  const book = new OptionBook();
+  const quotes = await query(
+    `select underlying, root, expiration::text as expiration, strike, side, settlement, bid, ask from option_quotes`,
+  );
+  for (const r of quotes.rows) {
+    book.apply({
+      underlying: r.underlying as string,
+      root: r.root as string,
+      expiration: r.expiration as string,
+      strike: Number(r.strike),
+      side: r.side as "call" | "put",
+      settlement: r.settlement as "am" | "pm",
+      bid: r.bid === null ? null : Number(r.bid),
+      ask: r.ask === null ? null : Number(r.ask),
+    });
+  }
+  const state = await query(`select risk_free_rate from market_state where id = 1`);
+  const yields = await query(`select symbol, dividend_yield from underlyings`);
+  const spots = await query(`select symbol, price from equity_quotes`);
+  return {
+    book,
+    rate: state.rows[0] ? Number(state.rows[0].risk_free_rate) : 0,
+    dividendYields: new Map(yields.rows.map((r) => [r.symbol as string, Number(r.dividend_yield ?? 0)])),
+    spots: new Map(spots.rows.map((r) => [r.symbol as string, Number(r.price)])),
+  };
+}
+
+/** The mid IV is solved from: both sides present and not crossed, a zero bid allowed (a far out-of-the-money offer). */
+function ivMid(bid: number | null, ask: number | null): number | null {
+  return bid !== null && ask !== null && ask > 0 && ask >= bid ? (bid + ask) / 2 : null;
+}
+
+/** The `option_quotes` row of a sample: NBBO, IV solved from its mid and Greeks at the underlying's spot and the sample's time. */
+function quoteRow(event: QuoteEvent, spot: number | null, r: number, q: number): InsertRow<typeof optionQuotes> {
+  const { contract } = event;
+  const T = yearsToExpiry(contract.expiration, event.settlement, event.asOf);
+  const mid = ivMid(event.bid, event.ask);
+  const terms = { S: spot ?? 0, K: contract.strike, T, r, q, side: contract.side };
+  const iv = spot !== null && mid !== null && T > 0 ? impliedVolatility({ price: mid, ...terms }) : null;
+  return {
+    optionSymbol: event.optionSymbol,
+    underlying: event.underlying,
+    root: contract.root,
+    expiration: contract.expiration,
+    strike: contract.strike,
+    side: contract.side,
+    settlement: event.settlement,
+    multiplier: 100,
+    bid: event.bid,
+    ask: event.ask,
+    last: event.last,
+    volume: 0,
+    ...quoteAnalytics(iv, terms),
+    underlyingPrice: spot,
+    asOf: event.asOf.toISOString(),
+  };
+}
+
+/**
+ * A sample never replaces a newer quote; the session's last price and volume stay unless the
+ * stored ones are of an earlier session (the volume then starts again at 0, the trades add to it).
+ */
+const UPSERT_QUOTE = (columns: string[]) => `on conflict (option_symbol) do update set ${columns
+  .filter((c) => !["option_symbol", "underlying", "root", "expiration", "strike", "side", "settlement", "multiplier"].includes(c))
+  .map((c) =>
+    c === "last"
+      ? "last = coalesce(excluded.last, option_quotes.last)"
+      : c === "volume"
+        ? `volume = case when (option_quotes.last_trade_at at time zone 'America/New_York')::date
+                             = (excluded.as_of at time zone 'America/New_York')::date
+                         then option_quotes.volume else 0 end`
+        : `${c} = excluded.${c}`,
+  )
+  .join(", ")}
+  where option_quotes.as_of is null or option_quotes.as_of <= excluded.as_of`;
+
+/**
+ * Writes a batch of minute samples (cbbo-1m: only the contracts that changed) and moves the feed's
+ * position, in one transaction. Each sample instant is applied in order: its quotes enter the
+ * book, each touched underlying's spot is implied from its whole chain (else its last spot is
+ * kept), then every sample's IV and Greeks are solved at that spot and instant. The underlyings'
+ * spots go to `equity_quotes` and the market snapshot moves on. Samples at or before the stored
+ * position are skipped.
+ */
+export async function writeQuotes(
+  db: IngestDatabase,
+  feed: string,
+  quotes: readonly QuoteEvent[],
+  market: QuoteMarket,
+): Promise<{ written: number; skipped: number }> {
+  return db.typedTransaction(async (query) => {
+    const positions = await readPositions(query, feed);
+    const pending = quotes.filter((e) => isPending(positions, e.position));
+    const rows: InsertRow<typeof optionQuotes>[] = [];
+    const spots = new Map<string, { price: number; asOf: string }>();
+    for (const [at, events] of byInstant(pending)) {
+      for (const e of events) market.book.apply({ ...e, ...e.contract });
+      for (const underlying of new Set(events.map((e) => e.underlying))) {
+        const q = market.dividendYields.get(underlying) ?? 0;
+        const spot = market.book.spot(underlying, new Date(at), market.rate, q);
+        if (spot !== null) {
+          market.spots.set(underlying, spot);
+          spots.set(underlying, { price: spot, asOf: new Date(at).toISOString() });
+        }
+      }
+      for (const e of events) {
+        rows.push(quoteRow(e, market.spots.get(e.underlying) ?? null, market.rate, market.dividendYields.get(e.underlying) ?? 0));
+      }
+    }
+    if (rows.length > 0) {
+      await bulkInsert(query, optionQuotes, rows, UPSERT_QUOTE);
+      await writeSpots(query, spots);
+      await publishQuotes(query, pending.at(-1)!.asOf);
+    }
+    await advancePositions(query, feed, batchPositions(quotes));
+    return { written: pending.length, skipped: quotes.length - pending.length };
+  });
+}
+
+/** Events grouped by sample instant (epoch ms), in time order. */
+function byInstant(events: readonly QuoteEvent[]): [number, QuoteEvent[]][] {
+  const groups = new Map<number, QuoteEvent[]>();
+  for (const e of events) {
+    const at = e.asOf.getTime();
+    const group = groups.get(at);
+    if (group) group.push(e);
+    else groups.set(at, [e]);
+  }
+  return [...groups].sort((a, b) => a[0] - b[0]);
+}
+
+/** The implied spots as the underlyings' equity quotes (only listed underlyings; never over a newer one). */
+async function writeSpots(query: TypedQuery, spots: Map<string, { price: number; asOf: string }>): Promise<void> {
+  if (spots.size === 0) return;
+  const symbols = [...spots.keys()];
+  await query(
+    `insert into equity_quotes (symbol, price, as_of)
+     select s.symbol, s.price, s.as_of from unnest($1::text[], $2::float8[], $3::timestamptz[]) as s(symbol, price, as_of)
+      where exists (select 1 from underlyings u where u.symbol = s.symbol)
+     on conflict (symbol) do update set price = excluded.price, as_of = excluded.as_of
+      where equity_quotes.as_of is null or equity_quotes.as_of <= excluded.as_of`,
+    [symbols, symbols.map((s) => spots.get(s)!.price), symbols.map((s) => spots.get(s)!.asOf)],
+  );
+}
+
+/** Moves the market snapshot on to the samples' time: caches keyed by its version are read afresh. */
+async function publishQuotes(query: TypedQuery, asOf: Date): Promise<void> {
+  await query(
+    `update market_state set version = version + 1,
+            as_of = greatest(as_of, $1::timestamptz),
+            session_date = greatest(session_date, $2::date),
+            loaded_at = now()
+      where id = 1`,
+    [asOf.toISOString(), todayInNewYork(asOf)],
+  );
+}

@@ -1,0 +1,95 @@
+import type { CbboRecord, Cmbp1Record, DefinitionRecord, StatisticRecord } from "../../ingest/dbn";
+import type { MarketEvent } from "../../ingest/events";
+import { OpraEventReader } from "../../ingest/opra/from-dbn";
+import { OpraInstruments } from "../../ingest/opra/instruments";
+import { formatOcc, type OccContract } from "../../src/domain/occ";
+import { cbbo1m, definitionV3, statisticV3, tcbbo } from "./dbn-fixtures";
+
+/** Nanoseconds since the epoch of an instant. */
+export const nanos = (at: string | Date | number): bigint => BigInt(new Date(at).getTime()) * 1_000_000n;
+
+/** The OSI form of a contract: root padded to six characters. */
+const osi = (c: OccContract) => {
+  const compact = formatOcc(c);
+  return c.root.padEnd(6, " ") + compact.slice(c.root.length);
+};
+
+/**
+ * OPRA records of made-up contracts, built from the hand-written fixtures' records and read by the
+ * real OPRA reader: tests state contracts and prices, the records carry them as the feed would.
+ */
+export class OpraStream {
+  readonly reader: OpraEventReader;
+  private readonly ids = new Map<string, number>();
+
+  constructor(indexes: string[] = []) {
+    this.reader = new OpraEventReader(new OpraInstruments(new Set(indexes)));
+  }
+
+  /** The contract's instrument id; a contract not yet defined is defined first (underlying: its root). */
+  private id(c: OccContract): number {
+    const symbol = formatOcc(c);
+    const id = this.ids.get(symbol);
+    if (id !== undefined) return id;
+    this.define(c, c.root, 0);
+    return this.ids.get(symbol)!;
+  }
+
+  private event<E extends MarketEvent>(record: Parameters<OpraEventReader["read"]>[0]): E {
+    const event = this.reader.read(record);
+    if (!event) throw new Error(`no event from ${record.kind}`);
+    return event as E;
+  }
+
+  define(c: OccContract, underlying: string, at: string | Date | number, action: "A" | "D" = "A") {
+    const symbol = formatOcc(c);
+    if (!this.ids.has(symbol)) this.ids.set(symbol, 1_000 + this.ids.size);
+    const record: DefinitionRecord = {
+      ...definitionV3().record,
+      instrumentId: this.ids.get(symbol)!,
+      tsRecv: nanos(at),
+      tsEvent: nanos(at),
+      rawSymbol: osi(c),
+      underlying,
+      instrumentClass: c.side === "call" ? "C" : "P",
+      strikePrice: c.strike,
+      securityUpdateAction: action,
+    };
+    return this.event<Extract<MarketEvent, { kind: "listed" | "delisted" }>>(record);
+  }
+
+  /** A cbbo-1m sample at `at` (the minute's end): bid, ask and the session's last trade price. */
+  quote(c: OccContract, at: string | Date, bid: number | null, ask: number | null, last: number | null = null) {
+    const base = cbbo1m().record;
+    const record: CbboRecord = {
+      ...base,
+      instrumentId: this.id(c),
+      tsRecv: nanos(at),
+      tsEvent: nanos(at),
+      price: last,
+      levels: [{ ...base.levels[0], bidPx: bid, askPx: ask }],
+    };
+    return this.event<Extract<MarketEvent, { kind: "quote" }>>(record);
+  }
+
+  /** A tcbbo trade executed at `at` and received 1 ms later, with the NBBO before it. */
+  trade(c: OccContract, at: string | Date, price: number, size: number, bid: number, ask: number) {
+    const base = tcbbo().record;
+    const record: Cmbp1Record = {
+      ...base,
+      instrumentId: this.id(c),
+      tsEvent: nanos(at),
+      tsRecv: nanos(at) + 1_000_000n,
+      price,
+      size,
+      levels: [{ ...base.levels[0], bidPx: bid, askPx: ask }],
+    };
+    return this.event<Extract<MarketEvent, { kind: "trade" }>>(record);
+  }
+
+  /** An open-interest statistic received at `at` (for the session on or after that ET date). */
+  openInterest(c: OccContract, at: string | Date, quantity: number) {
+    const record: StatisticRecord = { ...statisticV3().record, instrumentId: this.id(c), tsRecv: nanos(at), quantity };
+    return this.event<Extract<MarketEvent, { kind: "open-interest" }>>(record);
+  }
+}

@@ -1,0 +1,160 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { bsm } from "../../src/analytics/black-scholes";
+import { yearsToExpiry } from "../../src/domain/market-clock";
+import type { OccContract } from "../../src/domain/occ";
+import type { QuoteEvent } from "../../ingest/events";
+import { readPositions } from "../../ingest/pipeline/positions";
+import { writeTrades } from "../../ingest/pipeline/write-trades";
+import { loadQuoteMarket, writeQuotes } from "../../ingest/quotes/write-quotes";
+import { openBackend, type SqlBackend } from "../../scripts/sql-endpoint/sql-backend";
+import { OpraStream } from "./opra-stream";
+
+const FEED = "databento-opra";
+/** AAPL's market in the chain below: spot, dividend yield, volatility; the stored rate. */
+const S = 101.37;
+const Q = 0.005;
+const R = 0.043;
+const SIGMA = 0.25;
+/** Monday 2026-03-02, 15:00 and 15:01 ET: two minute samples. */
+const MINUTE_1 = "2026-03-02T20:00:00Z";
+const MINUTE_2 = "2026-03-02T20:01:00Z";
+const EXPIRATIONS = ["2026-03-04", "2026-03-13", "2026-04-17"];
+const STRIKES = [90, 95, 100, 105, 110];
+
+const contract = (expiration: string, strike: number, side: "call" | "put"): OccContract => ({ root: "AAPL", expiration, strike, side });
+
+let db: SqlBackend;
+beforeAll(async () => {
+  db = await openBackend({ dataDir: "memory://" });
+  await db.migrate("drizzle");
+}, 60_000);
+beforeEach(async () => {
+  await db.typedQuery("truncate option_quotes, equity_quotes, underlyings, market_state, feed_positions, flow_prints cascade");
+  await db.typedQuery(
+    `insert into underlyings (symbol, name, asset_type, logo_url, optionable, in_coverage, dividend_yield) values ('AAPL', 'Apple', 'stock', 'x', true, true, $1)`,
+    [Q],
+  );
+  await db.typedQuery(`insert into equity_quotes (symbol, price, as_of) values ('AAPL', 96, '2026-02-27T21:00:00Z')`);
+  await db.typedQuery(
+    `insert into market_state (id, version, as_of, session_date, risk_free_rate, source) values (1, 7, '2026-02-27T21:00:00Z', '2026-02-27', $1, 'seed')`,
+    [R],
+  );
+});
+afterAll(async () => db.close());
+
+/** The chain's samples at `at`: every contract quoted a cent either side of its Black-Scholes-Merton value. */
+function chainAt(stream: OpraStream, at: string): QuoteEvent[] {
+  const events: QuoteEvent[] = [];
+  for (const expiration of EXPIRATIONS) {
+    for (const strike of STRIKES) {
+      for (const side of ["call", "put"] as const) {
+        const c = contract(expiration, strike, side);
+        stream.define(c, "AAPL", "2026-03-02T11:00:00Z");
+        const T = yearsToExpiry(expiration, "pm", new Date(at));
+        const theo = bsm({ S, K: strike, T, r: R, q: Q, sigma: SIGMA, side }).price;
+        events.push(stream.quote(c, at, Math.max(theo - 0.01, 0), theo + 0.01));
+      }
+    }
+  }
+  return events;
+}
+
+async function stored(symbol: string) {
+  const { rows } = await db.typedQuery(`select * from option_quotes where option_symbol = $1`, [symbol]);
+  return rows[0]!;
+}
+
+describe("writing minute quote samples", () => {
+  it("implies the spot from the chain, solves IV and Greeks at it and the sample's time, and moves the snapshot on", async () => {
+    const stream = new OpraStream();
+    const market = await loadQuoteMarket(db.typedQuery);
+    expect(await writeQuotes(db, FEED, chainAt(stream, MINUTE_1), market)).toEqual({ written: 30, skipped: 0 });
+
+    const { rows: spot } = await db.typedQuery(`select price, as_of from equity_quotes where symbol = 'AAPL'`);
+    expect(Number(spot[0]!.price)).toBeCloseTo(S, 2);
+    expect(new Date(spot[0]!.as_of as Date).toISOString()).toBe("2026-03-02T20:00:00.000Z");
+
+    const call = await stored("AAPL260313C00100000");
+    const T = yearsToExpiry("2026-03-13", "pm", new Date(MINUTE_1));
+    const expected = bsm({ S, K: 100, T, r: R, q: Q, sigma: SIGMA, side: "call" });
+    expect(Number(call.iv)).toBeCloseTo(SIGMA, 3);
+    expect(Number(call.delta)).toBeCloseTo(expected.delta, 3);
+    expect(Number(call.gamma)).toBeCloseTo(expected.gamma, 3);
+    expect(Number(call.underlying_price)).toBeCloseTo(S, 2);
+    expect(call).toMatchObject({ underlying: "AAPL", root: "AAPL", side: "call", settlement: "pm", volume: 0 });
+    expect(new Date(call.as_of as Date).toISOString()).toBe("2026-03-02T20:00:00.000Z");
+
+    const { rows: state } = await db.typedQuery(`select version, as_of, session_date::text as session_date from market_state`);
+    expect(state[0]).toMatchObject({ session_date: "2026-03-02" });
+    expect(Number(state[0]!.version)).toBe(8);
+    expect(new Date(state[0]!.as_of as Date).toISOString()).toBe("2026-03-02T20:00:00.000Z");
+    expect(await readPositions(db.typedQuery, FEED)).toEqual(new Map([["cbbo-1m", BigInt(Date.parse(MINUTE_1)) * 1_000_000n]]));
+  });
+
+  it("updates only the contracts a minute's samples name, the spot still implied from the whole chain", async () => {
+    const stream = new OpraStream();
+    const market = await loadQuoteMarket(db.typedQuery);
+    await writeQuotes(db, FEED, chainAt(stream, MINUTE_1), market);
+    const put = contract("2026-03-13", 95, "put");
+    await writeQuotes(db, FEED, [stream.quote(put, MINUTE_2, 0.3, 0.34)], market);
+
+    expect(Number((await stored("AAPL260313P00095000")).bid)).toBe(0.3);
+    expect(new Date((await stored("AAPL260313P00095000")).as_of as Date).toISOString()).toBe("2026-03-02T20:01:00.000Z");
+    expect(new Date((await stored("AAPL260313C00100000")).as_of as Date).toISOString()).toBe("2026-03-02T20:00:00.000Z");
+    const { rows } = await db.typedQuery(`select price from equity_quotes where symbol = 'AAPL'`);
+    expect(Number(rows[0]!.price)).toBeCloseTo(S, 2);
+  });
+
+  it("starts from the stored book after a restart: a lone sample still gets the chain's spot", async () => {
+    await writeQuotes(db, FEED, chainAt(new OpraStream(), MINUTE_1), await loadQuoteMarket(db.typedQuery));
+    const restarted = await loadQuoteMarket(db.typedQuery);
+    const stream = new OpraStream();
+    await writeQuotes(db, FEED, [stream.quote(contract("2026-04-17", 110, "call"), MINUTE_2, 1.1, 1.2)], restarted);
+    expect(Number((await stored("AAPL260417C00110000")).underlying_price)).toBeCloseTo(S, 2);
+  });
+
+  it("never replaces a newer quote with an older sample, and skips samples at or before the stored position", async () => {
+    const stream = new OpraStream();
+    const market = await loadQuoteMarket(db.typedQuery);
+    const c = contract("2026-03-13", 100, "call");
+    await writeQuotes(db, FEED, [stream.quote(c, MINUTE_2, 2.5, 2.6)], market);
+    // Replayed after a restart: at the position, skipped.
+    expect(await writeQuotes(db, FEED, [stream.quote(c, MINUTE_2, 9, 9.1)], market)).toEqual({ written: 0, skipped: 1 });
+    // Another feed's older sample of the same contract: written to nothing.
+    await writeQuotes(db, "other-feed", [stream.quote(c, MINUTE_1, 1, 1.1)], market);
+    expect(Number((await stored("AAPL260313C00100000")).bid)).toBe(2.5);
+  });
+
+  it("keeps a one-sided or crossed quote without IV, and adds a contract it has not seen", async () => {
+    const stream = new OpraStream();
+    const market = await loadQuoteMarket(db.typedQuery);
+    const oneSided = contract("2026-03-13", 120, "call");
+    const crossed = contract("2026-03-13", 80, "put");
+    await writeQuotes(db, FEED, [stream.quote(oneSided, MINUTE_1, null, 0.05), stream.quote(crossed, MINUTE_1, 0.2, 0.1)], market);
+    expect(await stored("AAPL260313C00120000")).toMatchObject({ bid: null, ask: 0.05, iv: null, delta: null, underlying_price: 96 });
+    expect(await stored("AAPL260313P00080000")).toMatchObject({ bid: 0.2, ask: 0.1, iv: null });
+  });
+
+  it("starts the session's volume again at 0 on its first sample, and the session's trades carry it on", async () => {
+    const stream = new OpraStream();
+    const market = await loadQuoteMarket(db.typedQuery);
+    const c = contract("2026-03-13", 100, "call");
+    await writeQuotes(db, FEED, [stream.quote(c, "2026-02-27T20:59:00Z", 2, 2.1)], market);
+    await db.typedQuery(`update option_quotes set volume = 812, last = 2.05, last_trade_at = '2026-02-27T20:58:00Z'`);
+    await writeQuotes(db, FEED, [stream.quote(c, MINUTE_1, 2.4, 2.5)], market);
+    expect(await stored("AAPL260313C00100000")).toMatchObject({ volume: 0, last: 2.05 });
+
+    await writeTrades(
+      db,
+      FEED,
+      [stream.trade(c, "2026-03-02T20:00:10Z", 2.5, 7, 2.4, 2.5), stream.trade(c, "2026-03-02T20:00:20Z", 2.45, 3, 2.4, 2.5)],
+      {
+        rate: R,
+        dividendYield: Q,
+      },
+    );
+    const quote = await stored("AAPL260313C00100000");
+    expect(quote).toMatchObject({ volume: 10, last: 2.45 });
+    expect(new Date(quote.last_trade_at as Date).toISOString()).toBe("2026-03-02T20:00:20.000Z");
+  });
+});
