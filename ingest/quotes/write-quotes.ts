@@ -115,7 +115,8 @@ export async function writeQuotes(
   return db.typedTransaction(async (query) => {
     const positions = await readPositions(query, feed);
     const pending = quotes.filter((e) => isPending(positions, e.position));
-    const rows: InsertRow<typeof optionQuotes>[] = [];
+    // A contract sampled in several minutes of the batch keeps its newest row.
+    const rows = new Map<string, InsertRow<typeof optionQuotes>>();
     const spots = new Map<string, { price: number; asOf: string }>();
     for (const [at, events] of byInstant(pending)) {
       for (const e of events) market.book.apply({ ...e, ...e.contract });
@@ -128,11 +129,12 @@ export async function writeQuotes(
         }
       }
       for (const e of events) {
-        rows.push(quoteRow(e, market.spots.get(e.underlying) ?? null, market.rate, market.dividendYields.get(e.underlying) ?? 0));
+        const row = quoteRow(e, market.spots.get(e.underlying) ?? null, market.rate, market.dividendYields.get(e.underlying) ?? 0);
+        rows.set(e.optionSymbol, row);
       }
     }
-    if (rows.length > 0) {
-      await bulkInsert(query, optionQuotes, rows, UPSERT_QUOTE);
+    if (rows.size > 0) {
+      await bulkInsert(query, optionQuotes, [...rows.values()], UPSERT_QUOTE);
       await writeSpots(query, spots);
       await publishQuotes(query, pending.at(-1)!.asOf);
     }

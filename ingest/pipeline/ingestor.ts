@@ -1,0 +1,196 @@
+import { applyOpenInterest, stagedSessions, stageOpenInterest } from "../contracts/write-open-interest";
+import { writeDefinitions } from "../contracts/write-definitions";
+import type { ContractEvent, MarketEvent, OpenInterestEvent, QuoteEvent, TradeEvent } from "../events";
+import { loadQuoteMarket, writeQuotes } from "../quotes/write-quotes";
+import type { IngestDatabase } from "./database";
+import { Lane, type LaneOptions } from "./lane";
+import { isPending, readPositions, type Positions } from "./positions";
+import { writeTrades } from "./write-trades";
+
+/** A log line's fields (JSON lines on stdout). */
+export type IngestLog = (fields: Record<string, unknown>) => void;
+
+export interface IngestorOptions {
+  /** The feed's name in `feed_positions`. */
+  feed: string;
+  log: IngestLog;
+  /** Wall time after which the newest receive time is taken as complete although the feed has not moved past it. */
+  settleMs?: number;
+  /** Feed time without a new statistic after which the staged open interest is switched in (ns). */
+  openInterestQuietNs?: bigint;
+  /** Events queued across lanes beyond which `accept` waits for a write to finish. */
+  maxQueued?: number;
+  lane?: Partial<LaneOptions>;
+}
+
+type ContractsEvent = ContractEvent | OpenInterestEvent;
+
+const SECOND_NS = 1_000_000_000n;
+
+/**
+ * The ingestion pipeline's core: normalised events in, receive-time order; three lanes out, each
+ * writing with its feed position in the same transaction — trades (flow prints, within a second),
+ * minute quotes (one transaction per minute's samples), and the contract universe (definitions;
+ * open interest staged, then switched in whole once the statistics have gone quiet, or at the end).
+ * Events at or before the stored positions are dropped on arrival.
+ */
+export class Ingestor {
+  private clock = 0n;
+  private lastArrival = 0;
+  /** Set by `drain`: at the feed's end every queued event is complete; when stopped, the newest receive time may not be. */
+  private draining: { endOfFeed: boolean } | null = null;
+  private lastStatistic: bigint;
+  private staged: string[];
+  /** The open-interest switch under way; the contracts lane waits for it. */
+  private applying: Promise<void> | null = null;
+  private applyNotBefore = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly waiters: (() => void)[] = [];
+  private readonly trades: Lane<TradeEvent>;
+  private readonly quotes: Lane<QuoteEvent>;
+  private readonly contracts: Lane<ContractsEvent>;
+  readonly counts = { accepted: 0, skipped: 0, written: { trades: 0, quotes: 0, contracts: 0 } };
+
+  private constructor(
+    private readonly db: IngestDatabase,
+    private readonly options: Required<Omit<IngestorOptions, "lane">> & { lane: LaneOptions },
+    /** Where the feed resumes: the positions stored when the ingestor started. */
+    readonly startPositions: Positions,
+    market: Awaited<ReturnType<typeof loadQuoteMarket>>,
+    staged: string[],
+  ) {
+    const { feed } = options;
+    this.staged = staged;
+    this.lastStatistic = startPositions.get("statistics") ?? 0n;
+    this.trades = new Lane("trades", (batch) => writeTrades(db, feed, batch, { rate: market.rate, dividendYield: 0 }), options.lane);
+    this.quotes = new Lane("quotes", (batch) => writeQuotes(db, feed, batch, market), options.lane);
+    this.contracts = new Lane("contracts", (batch) => this.writeContracts(batch), options.lane);
+  }
+
+  static async start(db: IngestDatabase, options: IngestorOptions): Promise<Ingestor> {
+    const log = options.log;
+    const lane: LaneOptions = {
+      maxBatch: 50_000,
+      retryMs: 500,
+      maxRetryMs: 10_000,
+      onWritten: (name, events, ms) => log({ event: "ingest_written", lane: name, events, ms: Math.round(ms) }),
+      onFailed: (name, error, retryInMs) =>
+        log({ event: "ingest_write_failed", lane: name, error: error instanceof Error ? error.message : String(error), retryInMs }),
+      ...options.lane,
+    };
+    const ingestor = new Ingestor(
+      db,
+      { settleMs: 100, openInterestQuietNs: 30n * SECOND_NS, maxQueued: 500_000, ...options, lane },
+      await readPositions(db.typedQuery, options.feed),
+      await loadQuoteMarket(db.typedQuery),
+      await stagedSessions(db.typedQuery),
+    );
+    ingestor.timer = setInterval(() => ingestor.pump(), Math.max(10, ingestor.options.settleMs / 2));
+    return ingestor;
+  }
+
+  /** Queues an event for its lane; waits while too many are queued (the source then reads no further). */
+  async accept(event: MarketEvent): Promise<void> {
+    this.tick(event.position.tsRecv);
+    if (!isPending(this.startPositions, event.position)) {
+      this.counts.skipped++;
+      return;
+    }
+    this.counts.accepted++;
+    if (event.kind === "trade") this.trades.push(event);
+    else if (event.kind === "quote") this.quotes.push(event);
+    else this.contracts.push(event);
+    this.pump();
+    while (this.queued() >= this.options.maxQueued) await new Promise<void>((resolve) => this.waiters.push(resolve));
+  }
+
+  /** Moves the feed clock (every record, heartbeats included): receive times before it are complete. */
+  tick(tsRecv: bigint): void {
+    this.lastArrival = performance.now();
+    if (tsRecv > this.clock) {
+      this.clock = tsRecv;
+      this.pump();
+    }
+  }
+
+  /**
+   * Writes what is queued and stops the timer. At the end of the feed (a replay read to its end)
+   * everything is written and staged open interest is switched in. A stopped ingestor writes only
+   * the receive times the feed has moved past (the newest may be incomplete: it comes again when
+   * the feed resumes after the stored position) and leaves open interest staged, since the rest
+   * of the day's statistics may follow.
+   */
+  async drain({ endOfFeed }: { endOfFeed: boolean }): Promise<void> {
+    this.draining = { endOfFeed };
+    for (;;) {
+      this.pump();
+      const busy = [this.trades.busy, this.quotes.busy, this.contracts.busy, this.applying].filter((p) => p !== null);
+      if (busy.length === 0) break;
+      await Promise.all(busy);
+    }
+    if (endOfFeed) await this.applyStagedOpenInterest();
+    else if (this.queued() > 0) this.options.log({ event: "ingest_stopped", unwritten: this.queued() });
+    clearInterval(this.timer);
+  }
+
+  private queued(): number {
+    return this.trades.queued + this.quotes.queued + this.contracts.queued;
+  }
+
+  private pump(): void {
+    const settled = this.draining ? this.draining.endOfFeed : performance.now() - this.lastArrival >= this.options.settleMs;
+    const next = () => {
+      for (const resolve of this.waiters.splice(0)) resolve();
+      this.pump();
+    };
+    this.trades.pump(this.clock, settled, next);
+    this.quotes.pump(this.clock, settled, next);
+    if (!this.applying) this.contracts.pump(this.clock, settled, next);
+    const quiet = this.clock - this.lastStatistic >= this.options.openInterestQuietNs && performance.now() >= this.applyNotBefore;
+    if (this.staged.length > 0 && quiet && !this.draining && !this.contracts.busy && this.contracts.queued === 0) {
+      void this.applyStagedOpenInterest();
+    }
+  }
+
+  /** Definitions and statistics in arrival order, each run of one kind by its writer. */
+  private async writeContracts(batch: ContractsEvent[]): Promise<void> {
+    for (let start = 0; start < batch.length;) {
+      const kind = batch[start]!.kind === "open-interest" ? "open-interest" : "definition";
+      let end = start;
+      while (end < batch.length && (batch[end]!.kind === "open-interest" ? "open-interest" : "definition") === kind) end++;
+      const run = batch.slice(start, end);
+      if (kind === "definition") await writeDefinitions(this.db, this.options.feed, run as ContractEvent[]);
+      else {
+        const statistics = run as OpenInterestEvent[];
+        await stageOpenInterest(this.db, this.options.feed, statistics);
+        this.lastStatistic = statistics.at(-1)!.position.tsRecv;
+        this.staged = [...new Set([...this.staged, ...statistics.map((s) => s.sessionDate)])].sort();
+      }
+      start = end;
+    }
+  }
+
+  /** Switches in the newest staged session's open interest (older staged sessions are cleared unserved). */
+  private applyStagedOpenInterest(): Promise<void> {
+    const session = this.staged.at(-1);
+    if (session === undefined) return Promise.resolve();
+    this.applying ??= applyOpenInterest(this.db, session)
+      .then(({ applied }) => {
+        this.staged = this.staged.filter((s) => s > session);
+        this.options.log({ event: "ingest_open_interest", session, applied });
+      })
+      .catch((error: unknown) => {
+        this.applyNotBefore = performance.now() + this.options.lane.maxRetryMs;
+        this.options.log({
+          event: "ingest_write_failed",
+          lane: "open-interest",
+          error: error instanceof Error ? error.message : String(error),
+        });
+      })
+      .finally(() => {
+        this.applying = null;
+        this.pump();
+      });
+    return this.applying;
+  }
+}

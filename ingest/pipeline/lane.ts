@@ -1,0 +1,82 @@
+import type { FeedPosition } from "../events";
+
+export interface LaneOptions {
+  /** A write takes whole receive times until it holds this many events (a single receive time may hold more). */
+  maxBatch: number;
+  /** Wait before retrying a failed write, doubling up to `maxRetryMs`. */
+  retryMs: number;
+  maxRetryMs: number;
+  onWritten(lane: string, events: number, ms: number): void;
+  onFailed(lane: string, error: unknown, retryInMs: number): void;
+}
+
+/**
+ * One writer of a kind of event: its queue in receive-time order and at most one write in flight,
+ * on a connection of its own (trades keep flowing while a minute of quotes is written). A write
+ * takes the queue's complete receive times (those the feed has moved past, or all when settled),
+ * so a batch never splits one and a restart resumes after whole ones. A failed write is retried
+ * with the same events until it succeeds: nothing is dropped while the database is away.
+ */
+export class Lane<E extends { position: FeedPosition }> {
+  private queue: E[] = [];
+  private writing: Promise<void> | null = null;
+
+  constructor(
+    readonly name: string,
+    private readonly write: (batch: E[]) => Promise<unknown>,
+    private readonly options: LaneOptions,
+  ) {}
+
+  get queued(): number {
+    return this.queue.length;
+  }
+
+  get busy(): Promise<void> | null {
+    return this.writing;
+  }
+
+  push(event: E): void {
+    this.queue.push(event);
+  }
+
+  /**
+   * Starts a write of the complete receive times if none is in flight: those before `clock`, or
+   * every queued one when `settled` (nothing more of the newest will come).
+   */
+  pump(clock: bigint, settled: boolean, next: () => void): void {
+    if (this.writing || this.queue.length === 0) return;
+    const batch = this.takeComplete(clock, settled);
+    if (batch.length === 0) return;
+    this.writing = this.writeUntilDone(batch).finally(() => {
+      this.writing = null;
+      next();
+    });
+  }
+
+  private takeComplete(clock: bigint, settled: boolean): E[] {
+    let end = 0;
+    while (end < this.queue.length) {
+      const at = this.queue[end]!.position.tsRecv;
+      if (!settled && at >= clock) break;
+      if (end >= this.options.maxBatch) break;
+      while (end < this.queue.length && this.queue[end]!.position.tsRecv === at) end++;
+    }
+    return this.queue.splice(0, end);
+  }
+
+  private async writeUntilDone(batch: E[]): Promise<void> {
+    let wait = this.options.retryMs;
+    for (;;) {
+      const started = performance.now();
+      try {
+        await this.write(batch);
+        this.options.onWritten(this.name, batch.length, performance.now() - started);
+        return;
+      } catch (error) {
+        this.options.onFailed(this.name, error, wait);
+        await new Promise((resolve) => setTimeout(resolve, wait));
+        wait = Math.min(wait * 2, this.options.maxRetryMs);
+      }
+    }
+  }
+}

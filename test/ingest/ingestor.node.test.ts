@@ -1,0 +1,111 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { MarketEvent } from "../../ingest/events";
+import { Ingestor } from "../../ingest/pipeline/ingestor";
+import { readPositions } from "../../ingest/pipeline/positions";
+import type { OccContract } from "../../src/domain/occ";
+import { openBackend, type SqlBackend } from "../../scripts/sql-endpoint/sql-backend";
+import { nanos, OpraStream } from "./opra-stream";
+
+const FEED = "databento-opra";
+const contract = (strike: number, side: "call" | "put"): OccContract => ({ root: "AAPL", expiration: "2026-03-20", strike, side });
+
+let db: SqlBackend;
+beforeAll(async () => {
+  db = await openBackend({ dataDir: "memory://" });
+  await db.migrate("drizzle");
+}, 60_000);
+beforeEach(async () => {
+  await db.typedQuery(
+    "truncate option_quotes, equity_quotes, underlyings, market_state, feed_positions, flow_prints, open_interest_staged cascade",
+  );
+  await db.typedQuery(
+    `insert into market_state (id, version, as_of, session_date, risk_free_rate, source) values (1, 1, '2026-03-02T21:00:00Z', '2026-03-02', 0.04, 'seed')`,
+  );
+});
+afterAll(async () => db.close());
+
+/**
+ * Tuesday 2026-03-03 as the feed gives it, in receive-time order: definitions at 06:00 ET, open
+ * interest at 06:30, then from the open each minute's samples of the changed contracts and trades
+ * between them: 4 contracts, 3 minutes, 12 trades.
+ */
+function session(): MarketEvent[] {
+  const stream = new OpraStream();
+  const strikes = [contract(100, "call"), contract(100, "put"), contract(105, "call"), contract(105, "put")];
+  const events: MarketEvent[] = strikes.map((c) => stream.define(c, "AAPL", "2026-03-03T11:00:00Z"));
+  events.push(...strikes.map((c, i) => stream.openInterest(c, "2026-03-03T11:30:00Z", 100 * (i + 1))));
+  for (let minute = 0; minute < 3; minute++) {
+    const at = (s: number) => new Date(Date.parse("2026-03-03T14:31:00Z") + minute * 60_000 + s * 1000);
+    for (let i = 0; i < 4; i++) events.push(stream.trade(strikes[i % 4]!, at(10 + i * 10), 3 + minute * 0.1, 1 + i, 2.9, 3.4));
+    // The minute's samples: calls and puts priced so that parity puts AAPL at 102.
+    const spread = (mid: number) => [mid - 0.05, mid + 0.05] as const;
+    events.push(stream.quote(strikes[0]!, at(60), ...spread(3.2 + minute * 0.1)));
+    events.push(stream.quote(strikes[1]!, at(60), ...spread(1.2 + minute * 0.1)));
+    events.push(stream.quote(strikes[2]!, at(60), ...spread(1.0)));
+    events.push(stream.quote(strikes[3]!, at(60), ...spread(4.0)));
+  }
+  return events;
+}
+
+/** Runs an ingestor over the events; `stopped`: it is stopped after them rather than reaching the feed's end. */
+async function run(events: MarketEvent[], { stopped = false } = {}): Promise<Ingestor> {
+  const ingestor = await Ingestor.start(db, { feed: FEED, log: () => undefined });
+  for (const e of events) await ingestor.accept(e);
+  await ingestor.drain({ endOfFeed: !stopped });
+  return ingestor;
+}
+
+const table = async () => ({
+  prints: (await db.typedQuery(`select option_symbol, executed_at, sequence_number, size, volume from flow_prints order by 2, 1, 3`)).rows,
+  quotes: (await db.typedQuery(`select option_symbol, bid, ask, volume, open_interest, as_of from option_quotes order by 1`)).rows,
+});
+
+describe("the ingestor", () => {
+  it("writes a session's definitions, open interest, trades and minute quotes through their lanes", async () => {
+    const ingestor = await run(session());
+    expect(ingestor.counts).toMatchObject({ accepted: 32, skipped: 0 });
+    const { prints, quotes } = await table();
+    expect(prints).toHaveLength(12);
+    expect(quotes.map((q) => q.open_interest)).toEqual([100, 300, 200, 400]);
+    // Each contract traded 3 times (sizes 1-4 in the order listed; symbols sort calls first): the quote carries the session's volume.
+    expect(quotes.map((q) => q.volume)).toEqual([3, 9, 6, 12]);
+    expect(quotes.map((q) => new Date(q.as_of as Date).toISOString())).toEqual(Array(4).fill("2026-03-03T14:34:00.000Z"));
+    const { rows } = await db.typedQuery(`select price from equity_quotes where symbol = 'AAPL'`);
+    // Parity at 100: F = 100 + e^{rT}(3.4 − 1.4) ≈ 102; the two strikes' forwards agree within cents.
+    expect(Number(rows[0]!.price)).toBeGreaterThan(101.5);
+    expect(Number(rows[0]!.price)).toBeLessThan(102.5);
+    const positions = await readPositions(db.typedQuery, FEED);
+    expect([...positions.keys()].sort()).toEqual(["cbbo-1m", "definition", "statistics", "tcbbo"]);
+    expect(positions.get("cbbo-1m")).toBe(nanos("2026-03-03T14:34:00Z"));
+  });
+
+  it("restarted after any prefix and fed the whole stream again, stores exactly what one pass stores", async () => {
+    const events = session();
+    await run(events);
+    const once = await table();
+    for (const cut of [5, 13, 21, 29]) {
+      await db.typedQuery("truncate option_quotes, equity_quotes, underlyings, feed_positions, flow_prints, open_interest_staged cascade");
+      await db.typedQuery(`update market_state set open_interest_date = null`);
+      await run(events.slice(0, cut), { stopped: true });
+      // The feed replays from before the stored positions: what they cover is skipped.
+      const restarted = await run(events);
+      expect(restarted.counts.skipped).toBeGreaterThan(0);
+      expect(await table()).toEqual(once);
+    }
+  });
+
+  it("switches in the staged open interest once the statistics have gone quiet for 30 s of feed time", async () => {
+    const stream = new OpraStream();
+    const c = contract(100, "call");
+    const ingestor = await Ingestor.start(db, { feed: FEED, log: () => undefined, settleMs: 20 });
+    await ingestor.accept(stream.define(c, "AAPL", "2026-03-03T11:00:00Z"));
+    await ingestor.accept(stream.openInterest(c, "2026-03-03T11:30:00Z", 4242));
+    ingestor.tick(nanos("2026-03-03T11:30:10Z"));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const oi = async () => (await db.typedQuery(`select open_interest from option_quotes`)).rows[0]!.open_interest;
+    expect(await oi()).toBeNull();
+    ingestor.tick(nanos("2026-03-03T11:30:31Z"));
+    await expect.poll(oi, { timeout: 5_000 }).toBe(4242);
+    await ingestor.drain({ endOfFeed: false });
+  });
+});
