@@ -1,6 +1,8 @@
 import { classifyTrades, type ClassifyContext, type FlowPrint } from "../flow/classify-trades";
 import { flowContext, writeFlowPrints } from "../flow/store-prints";
 import type { TradeEvent } from "../events";
+import { optionQuotes } from "../../src/db/schema";
+import { bulkInsert } from "./bulk-insert";
 import type { IngestDatabase, TypedQuery } from "./database";
 import { advancePositions, batchPositions, isPending, readPositions } from "./positions";
 
@@ -33,7 +35,9 @@ export async function writeTrades(
 
 /**
  * Each contract's newest print that counts (not canceled) becomes its quote's last price and
- * time, with the session volume up to it; a quote that already holds a later trade keeps it.
+ * time, with the session volume up to it; a quote that already holds a later trade keeps it. A
+ * contract not yet in `option_quotes` (its definition is written by another lane) enters with
+ * them, so the order in which the lanes commit does not change the outcome.
  */
 async function updateLastTrades(query: TypedQuery, prints: readonly FlowPrint[]): Promise<void> {
   const newest = new Map<string, FlowPrint>();
@@ -44,17 +48,23 @@ async function updateLastTrades(query: TypedQuery, prints: readonly FlowPrint[])
       seen && (p.trade.executedAt.getTime() - seen.trade.executedAt.getTime() || p.trade.sequenceNumber - seen.trade.sequenceNumber);
     if (!seen || order! > 0) newest.set(p.trade.optionSymbol, p);
   }
-  if (newest.size === 0) return;
-  const last = [...newest.values()];
-  await query(
-    `update option_quotes q set last = t.price, last_trade_at = t.at, volume = t.volume
-       from unnest($1::text[], $2::float8[], $3::timestamptz[], $4::int4[]) as t(symbol, price, at, volume)
-      where q.option_symbol = t.symbol and (q.last_trade_at is null or q.last_trade_at <= t.at)`,
-    [
-      last.map((p) => p.trade.optionSymbol),
-      last.map((p) => p.trade.price),
-      last.map((p) => p.trade.executedAt.toISOString()),
-      last.map((p) => p.volume),
-    ],
+  await bulkInsert(
+    query,
+    optionQuotes,
+    [...newest.values()].map(({ trade, volume }) => ({
+      optionSymbol: trade.optionSymbol,
+      underlying: trade.underlying,
+      root: trade.contract.root,
+      expiration: trade.contract.expiration,
+      strike: trade.contract.strike,
+      side: trade.contract.side,
+      settlement: trade.settlement,
+      multiplier: 100,
+      last: trade.price,
+      lastTradeAt: trade.executedAt.toISOString(),
+      volume,
+    })),
+    () => `on conflict (option_symbol) do update set last = excluded.last, last_trade_at = excluded.last_trade_at, volume = excluded.volume
+           where option_quotes.last_trade_at is null or option_quotes.last_trade_at <= excluded.last_trade_at`,
   );
 }
