@@ -49,7 +49,7 @@ export class Ingestor {
   private readonly trades: Lane<TradeEvent>;
   private readonly quotes: Lane<QuoteEvent>;
   private readonly contracts: Lane<ContractsEvent>;
-  readonly counts = { accepted: 0, skipped: 0, written: { trades: 0, quotes: 0, contracts: 0 } };
+  readonly counts = { accepted: 0, skipped: 0 };
 
   private constructor(
     private readonly db: IngestDatabase,

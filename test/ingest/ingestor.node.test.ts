@@ -3,7 +3,8 @@ import type { MarketEvent } from "../../ingest/events";
 import { Ingestor } from "../../ingest/pipeline/ingestor";
 import { readPositions } from "../../ingest/pipeline/positions";
 import type { OccContract } from "../../src/domain/occ";
-import { openBackend, type SqlBackend } from "../../scripts/sql-endpoint/sql-backend";
+import type { SqlBackend } from "../../scripts/sql-endpoint/sql-backend";
+import { ingestDatabase } from "../support/ingest-database";
 import { nanos, OpraStream } from "./opra-stream";
 
 const FEED = "databento-opra";
@@ -11,8 +12,7 @@ const contract = (strike: number, side: "call" | "put"): OccContract => ({ root:
 
 let db: SqlBackend;
 beforeAll(async () => {
-  db = await openBackend({ dataDir: "memory://" });
-  await db.migrate("drizzle");
+  db = await ingestDatabase();
 }, 60_000);
 beforeEach(async () => {
   await db.typedQuery(

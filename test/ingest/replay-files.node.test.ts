@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DbnRecord } from "../../ingest/dbn";
 import { mergeByReceiveTime, readFeedFile, receiveTime } from "../../ingest/replay/feed-files";
 import { replayFiles } from "../../ingest/replay/replay";
-import { openBackend, type SqlBackend } from "../../scripts/sql-endpoint/sql-backend";
+import type { SqlBackend } from "../../scripts/sql-endpoint/sql-backend";
+import { ingestDatabase } from "../support/ingest-database";
 import { cbbo1m, definitionV3, statisticV3, tcbbo } from "./dbn-fixtures";
 
 const upstream = (name: string) => fileURLToPath(new URL(`../fixtures/databento/test_data.${name}.dbn.zst`, import.meta.url));
@@ -46,8 +47,7 @@ describe("feed files", () => {
 describe("replaying files through the pipeline", () => {
   let db: SqlBackend;
   beforeAll(async () => {
-    db = await openBackend({ dataDir: "memory://" });
-    await db.migrate("drizzle");
+    db = await ingestDatabase();
     await db.typedQuery(
       `insert into market_state (id, version, as_of, session_date, risk_free_rate, source) values (1, 1, '2025-01-09T21:00:00Z', '2025-01-09', 0.04, 'seed')`,
     );

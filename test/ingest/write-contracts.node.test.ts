@@ -2,7 +2,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { OccContract } from "../../src/domain/occ";
 import { applyOpenInterest, stagedSessions, stageOpenInterest } from "../../ingest/contracts/write-open-interest";
 import { writeDefinitions } from "../../ingest/contracts/write-definitions";
-import { openBackend, type SqlBackend } from "../../scripts/sql-endpoint/sql-backend";
+import type { SqlBackend } from "../../scripts/sql-endpoint/sql-backend";
+import { ingestDatabase } from "../support/ingest-database";
 import { OpraStream } from "./opra-stream";
 
 const FEED = "databento-opra";
@@ -10,8 +11,7 @@ const call = (expiration: string, strike: number): OccContract => ({ root: "MSFT
 
 let db: SqlBackend;
 beforeAll(async () => {
-  db = await openBackend({ dataDir: "memory://" });
-  await db.migrate("drizzle");
+  db = await ingestDatabase();
 }, 60_000);
 beforeEach(async () => {
   await db.typedQuery("truncate option_quotes, equity_quotes, underlyings, market_state, feed_positions, open_interest_staged cascade");
@@ -77,7 +77,7 @@ describe("open interest", () => {
 
     expect(await applyOpenInterest(db, "2026-03-03")).toEqual({ applied: true });
     expect((await symbols()).map(([, oi]) => oi)).toEqual([1200, 7, 0]);
-    const { rows } = await db.typedQuery(`select open_interest_date::text as d, version from market_state`);
+    const { rows } = await db.typedQuery(`select open_interest_date::text as d, version::int as version from market_state`);
     expect(rows[0]).toEqual({ d: "2026-03-03", version: 2 });
     expect(await stagedSessions(db.typedQuery)).toEqual([]);
 

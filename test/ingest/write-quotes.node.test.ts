@@ -6,7 +6,8 @@ import type { QuoteEvent } from "../../ingest/events";
 import { readPositions } from "../../ingest/pipeline/positions";
 import { writeTrades } from "../../ingest/pipeline/write-trades";
 import { loadQuoteMarket, writeQuotes } from "../../ingest/quotes/write-quotes";
-import { openBackend, type SqlBackend } from "../../scripts/sql-endpoint/sql-backend";
+import type { SqlBackend } from "../../scripts/sql-endpoint/sql-backend";
+import { ingestDatabase } from "../support/ingest-database";
 import { OpraStream } from "./opra-stream";
 
 const FEED = "databento-opra";
@@ -25,8 +26,7 @@ const contract = (expiration: string, strike: number, side: "call" | "put"): Occ
 
 let db: SqlBackend;
 beforeAll(async () => {
-  db = await openBackend({ dataDir: "memory://" });
-  await db.migrate("drizzle");
+  db = await ingestDatabase();
 }, 60_000);
 beforeEach(async () => {
   await db.typedQuery("truncate option_quotes, equity_quotes, underlyings, market_state, feed_positions, flow_prints cascade");

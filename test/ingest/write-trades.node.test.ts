@@ -4,16 +4,16 @@ import { OpraEventReader } from "../../ingest/opra/from-dbn";
 import { OpraInstruments } from "../../ingest/opra/instruments";
 import { readPositions } from "../../ingest/pipeline/positions";
 import { writeTrades } from "../../ingest/pipeline/write-trades";
-import { openBackend, type SqlBackend } from "../../scripts/sql-endpoint/sql-backend";
+import type { SqlBackend } from "../../scripts/sql-endpoint/sql-backend";
+import { ingestDatabase } from "../support/ingest-database";
 import { definitionV3, tcbbo, TS_EVENT, TS_RECV } from "./dbn-fixtures";
 
 const FEED = "databento-opra";
 const PRICING = { rate: 0.043, dividendYield: 0 };
 
-/** A market database of its own (embedded PGlite): the test counts every print it holds. */
+/** A market database of its own (PGlite, or a database of its own on DATABASE_URL's server): the test counts every print it holds. */
 async function marketDatabase(): Promise<SqlBackend> {
-  const db = await openBackend({ dataDir: "memory://" });
-  await db.migrate("drizzle");
+  const db = await ingestDatabase();
   await db.typedQuery(
     `insert into underlyings (symbol, name, asset_type, logo_url, optionable, in_coverage) values ('AAPL', 'Apple', 'stock', 'x', true, true)`,
   );
