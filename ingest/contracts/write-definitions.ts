@@ -4,7 +4,7 @@ import { nanosToMs } from "../dbn";
 import type { ContractEvent } from "../events";
 import { bulkInsert } from "../pipeline/bulk-insert";
 import type { IngestDatabase } from "../pipeline/database";
-import { advancePositions, batchPositions, isPending, readPositions } from "../pipeline/positions";
+import { writeAtPositions } from "../pipeline/positions";
 
 /** The logo an underlying has until a fundamentals vendor gives one (the generator's and the loaders' convention). */
 export function placeholderLogoUrl(symbol: string): string {
@@ -24,9 +24,7 @@ export async function writeDefinitions(
   feed: string,
   events: readonly ContractEvent[],
 ): Promise<{ written: number; skipped: number }> {
-  return db.typedTransaction(async (query) => {
-    const positions = await readPositions(query, feed);
-    const pending = events.filter((e) => isPending(positions, e.position));
+  return writeAtPositions(db, feed, events, async (query, pending) => {
     const listed = pending.filter((e) => e.kind === "listed");
     const delisted = pending.filter((e) => e.kind === "delisted").map((e) => e.optionSymbol);
     const newUnderlyings = new Map(listed.map((e) => [e.underlying, e.isIndex]));
@@ -63,7 +61,5 @@ export async function writeDefinitions(
     if (sessions.size > 0) {
       await query(`delete from option_quotes where expiration < $1::date`, [[...sessions].sort().at(-1)]);
     }
-    await advancePositions(query, feed, batchPositions(events));
-    return { written: pending.length, skipped: events.length - pending.length };
   });
 }

@@ -2,7 +2,7 @@ import { openInterestStaged } from "../../src/db/schema";
 import type { OpenInterestEvent } from "../events";
 import { bulkInsert, updateOnConflict } from "../pipeline/bulk-insert";
 import type { IngestDatabase, TypedQuery } from "../pipeline/database";
-import { advancePositions, batchPositions, isPending, readPositions } from "../pipeline/positions";
+import { writeAtPositions } from "../pipeline/positions";
 
 /**
  * Stages a batch of open-interest statistics under their session and moves the feed's position, in
@@ -13,18 +13,14 @@ export async function stageOpenInterest(
   feed: string,
   events: readonly OpenInterestEvent[],
 ): Promise<{ written: number; skipped: number }> {
-  return db.typedTransaction(async (query) => {
-    const positions = await readPositions(query, feed);
-    const pending = events.filter((e) => isPending(positions, e.position));
-    await bulkInsert(
+  return writeAtPositions(db, feed, events, (query, pending) =>
+    bulkInsert(
       query,
       openInterestStaged,
       pending.map((e) => ({ sessionDate: e.sessionDate, optionSymbol: e.optionSymbol, openInterest: e.openInterest })),
       updateOnConflict(["session_date", "option_symbol"]),
-    );
-    await advancePositions(query, feed, batchPositions(events));
-    return { written: pending.length, skipped: events.length - pending.length };
-  });
+    ),
+  );
 }
 
 /** Sessions with staged open interest not yet switched in, oldest first. */

@@ -1,5 +1,5 @@
 import type { FeedPosition } from "../events";
-import type { TypedQuery } from "./database";
+import type { IngestDatabase, TypedQuery } from "./database";
 
 export type FeedSchema = FeedPosition["schema"];
 /** Per schema, the newest receive time (ns) whose events are all stored. */
@@ -41,4 +41,24 @@ export function batchPositions(events: readonly { position: FeedPosition }[]): M
     if (seen === undefined || position.tsRecv > seen) out.set(position.schema, position.tsRecv);
   }
   return out;
+}
+
+/**
+ * The writers' one shape: in one transaction, `write` the events past the stored positions (a
+ * replay's earlier events are skipped), then move the positions to the batch's newest receive
+ * times. After a crash either both are stored or neither.
+ */
+export async function writeAtPositions<E extends { position: FeedPosition }>(
+  db: IngestDatabase,
+  feed: string,
+  events: readonly E[],
+  write: (query: TypedQuery, pending: E[]) => Promise<unknown>,
+): Promise<{ written: number; skipped: number }> {
+  return db.typedTransaction(async (query) => {
+    const stored = await readPositions(query, feed);
+    const pending = events.filter((e) => isPending(stored, e.position));
+    if (pending.length > 0) await write(query, pending);
+    await advancePositions(query, feed, batchPositions(events));
+    return { written: pending.length, skipped: events.length - pending.length };
+  });
 }

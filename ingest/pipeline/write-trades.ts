@@ -4,7 +4,7 @@ import type { TradeEvent } from "../events";
 import { optionQuotes } from "../../src/db/schema";
 import { bulkInsert } from "./bulk-insert";
 import type { IngestDatabase, TypedQuery } from "./database";
-import { advancePositions, batchPositions, isPending, readPositions } from "./positions";
+import { writeAtPositions } from "./positions";
 
 /**
  * Writes a batch of trades as classified flow prints, carries each contract's newest print into its
@@ -20,16 +20,10 @@ export async function writeTrades(
   trades: readonly TradeEvent[],
   pricing: Pick<ClassifyContext, "rate" | "dividendYield">,
 ): Promise<{ written: number; skipped: number }> {
-  return db.typedTransaction(async (query) => {
-    const positions = await readPositions(query, feed);
-    const pending = trades.filter((t) => isPending(positions, t.position));
-    if (pending.length > 0) {
-      const prints = classifyTrades(pending, await flowContext(query, pending, pricing));
-      await writeFlowPrints(query, prints);
-      await updateLastTrades(query, prints);
-    }
-    await advancePositions(query, feed, batchPositions(trades));
-    return { written: pending.length, skipped: trades.length - pending.length };
+  return writeAtPositions(db, feed, trades, async (query, pending) => {
+    const prints = classifyTrades(pending, await flowContext(query, pending, pricing));
+    await writeFlowPrints(query, prints);
+    await updateLastTrades(query, prints);
   });
 }
 

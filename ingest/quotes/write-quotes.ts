@@ -6,7 +6,7 @@ import { optionQuotes } from "../../src/db/schema";
 import type { QuoteEvent } from "../events";
 import { bulkInsert, type InsertRow } from "../pipeline/bulk-insert";
 import type { IngestDatabase, TypedQuery } from "../pipeline/database";
-import { advancePositions, batchPositions, isPending, readPositions } from "../pipeline/positions";
+import { writeAtPositions } from "../pipeline/positions";
 import { OptionBook } from "./option-book";
 
 /** What pricing a minute's quotes needs beyond the quotes: kept by the quote writer between minutes. */
@@ -112,9 +112,7 @@ export async function writeQuotes(
   quotes: readonly QuoteEvent[],
   market: QuoteMarket,
 ): Promise<{ written: number; skipped: number }> {
-  return db.typedTransaction(async (query) => {
-    const positions = await readPositions(query, feed);
-    const pending = quotes.filter((e) => isPending(positions, e.position));
+  return writeAtPositions(db, feed, quotes, async (query, pending) => {
     // A contract sampled in several minutes of the batch keeps its newest row.
     const rows = new Map<string, InsertRow<typeof optionQuotes>>();
     const spots = new Map<string, { price: number; asOf: string }>();
@@ -133,13 +131,9 @@ export async function writeQuotes(
         rows.set(e.optionSymbol, row);
       }
     }
-    if (rows.size > 0) {
-      await bulkInsert(query, optionQuotes, [...rows.values()], UPSERT_QUOTE);
-      await writeSpots(query, spots);
-      await publishQuotes(query, pending.at(-1)!.asOf);
-    }
-    await advancePositions(query, feed, batchPositions(quotes));
-    return { written: pending.length, skipped: quotes.length - pending.length };
+    await bulkInsert(query, optionQuotes, [...rows.values()], UPSERT_QUOTE);
+    await writeSpots(query, spots);
+    await publishQuotes(query, pending.at(-1)!.asOf);
   });
 }
 
