@@ -5,6 +5,7 @@ import type { ContractEvent } from "../events";
 import { bulkInsert } from "../pipeline/bulk-insert";
 import type { IngestDatabase } from "../pipeline/database";
 import { writeAtPositions } from "../pipeline/positions";
+import { contractScopes } from "../pipeline/versions";
 
 /** The logo an underlying has until a fundamentals vendor gives one (the generator's and the loaders' convention). */
 export function placeholderLogoUrl(symbol: string): string {
@@ -56,10 +57,23 @@ export async function writeDefinitions(
       })),
       () => "on conflict (option_symbol) do nothing",
     );
-    if (delisted.length > 0) await query(`delete from option_quotes where option_symbol = any($1::text[])`, [delisted]);
+    const removed = [];
+    if (delisted.length > 0) {
+      removed.push(
+        ...(await query(`delete from option_quotes where option_symbol = any($1::text[]) returning underlying, root`, [delisted])).rows,
+      );
+    }
     const sessions = new Set(listed.map((e) => sessionOnOrAfter(todayInNewYork(new Date(nanosToMs(e.position.tsRecv))))));
     if (sessions.size > 0) {
-      await query(`delete from option_quotes where expiration < $1::date`, [[...sessions].sort().at(-1)]);
+      const retired = await query(`delete from option_quotes where expiration < $1::date returning underlying, root`, [
+        [...sessions].sort().at(-1),
+      ]);
+      removed.push(...retired.rows);
     }
+    const scopes = contractScopes([
+      ...listed.map((e) => ({ underlying: e.underlying, root: e.contract.root })),
+      ...removed.map((r) => ({ underlying: r.underlying as string, root: r.root as string })),
+    ]);
+    return { scopes, asOf: new Date(nanosToMs(pending.at(-1)!.position.tsRecv)) };
   });
 }

@@ -13,14 +13,14 @@ export async function stageOpenInterest(
   feed: string,
   events: readonly OpenInterestEvent[],
 ): Promise<{ written: number; skipped: number }> {
-  return writeAtPositions(db, feed, events, (query, pending) =>
-    bulkInsert(
+  return writeAtPositions(db, feed, events, async (query, pending) => {
+    await bulkInsert(
       query,
       openInterestStaged,
       pending.map((e) => ({ sessionDate: e.sessionDate, optionSymbol: e.optionSymbol, openInterest: e.openInterest })),
       updateOnConflict(["session_date", "option_symbol"]),
-    ),
-  );
+    );
+  });
 }
 
 /** Sessions with staged open interest not yet switched in, oldest first. */

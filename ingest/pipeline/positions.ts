@@ -1,5 +1,6 @@
 import type { FeedPosition } from "../events";
 import type { IngestDatabase, TypedQuery } from "./database";
+import { bumpScopes, type Touched } from "./versions";
 
 export type FeedSchema = FeedPosition["schema"];
 /** Per schema, the newest receive time (ns) whose events are all stored. */
@@ -45,20 +46,21 @@ export function batchPositions(events: readonly { position: FeedPosition }[]): M
 
 /**
  * The writers' one shape: in one transaction, `write` the events past the stored positions (a
- * replay's earlier events are skipped), then move the positions to the batch's newest receive
- * times. After a crash either both are stored or neither.
+ * replay's earlier events are skipped), move the positions to the batch's newest receive times,
+ * and give the scopes `write` touched a new version. After a crash all are stored or none.
  */
 export async function writeAtPositions<E extends { position: FeedPosition }>(
   db: IngestDatabase,
   feed: string,
   events: readonly E[],
-  write: (query: TypedQuery, pending: E[]) => Promise<unknown>,
+  write: (query: TypedQuery, pending: E[]) => Promise<Touched | void>,
 ): Promise<{ written: number; skipped: number }> {
   return db.typedTransaction(async (query) => {
     const stored = await readPositions(query, feed);
     const pending = events.filter((e) => isPending(stored, e.position));
-    if (pending.length > 0) await write(query, pending);
+    const touched = pending.length > 0 ? await write(query, pending) : undefined;
     await advancePositions(query, feed, batchPositions(events));
+    if (touched) await bumpScopes(query, touched);
     return { written: pending.length, skipped: events.length - pending.length };
   });
 }

@@ -5,6 +5,7 @@ import { optionQuotes } from "../../src/db/schema";
 import { bulkInsert } from "./bulk-insert";
 import type { IngestDatabase, TypedQuery } from "./database";
 import { writeAtPositions } from "./positions";
+import { contractScopes } from "./versions";
 
 /**
  * Writes a batch of trades as classified flow prints, carries each contract's newest print into its
@@ -23,17 +24,22 @@ export async function writeTrades(
   return writeAtPositions(db, feed, trades, async (query, pending) => {
     const prints = classifyTrades(pending, await flowContext(query, pending, pricing));
     await writeFlowPrints(query, prints);
-    await updateLastTrades(query, prints);
+    const quoted = await updateLastTrades(query, prints);
+    const newest = Math.max(...pending.map((t) => t.executedAt.getTime()));
+    return {
+      scopes: contractScopes(quoted.map(({ trade }) => ({ underlying: trade.underlying, root: trade.contract.root }))),
+      asOf: new Date(newest),
+    };
   });
 }
 
 /**
  * Each contract's newest print that counts (not canceled) becomes its quote's last price and
- * time, with the session volume up to it; a quote that already holds a later trade keeps it. A
+ * time, with the session volume up to it (those prints are returned); a quote that already holds a later trade keeps it. A
  * contract not yet in `option_quotes` (its definition is written by another lane) enters with
  * them, so the order in which the lanes commit does not change the outcome.
  */
-async function updateLastTrades(query: TypedQuery, prints: readonly FlowPrint[]): Promise<void> {
+async function updateLastTrades(query: TypedQuery, prints: readonly FlowPrint[]): Promise<FlowPrint[]> {
   const newest = new Map<string, FlowPrint>();
   for (const p of prints) {
     if (p.printClass === "canceled") continue;
@@ -61,4 +67,5 @@ async function updateLastTrades(query: TypedQuery, prints: readonly FlowPrint[])
     () => `on conflict (option_symbol) do update set last = excluded.last, last_trade_at = excluded.last_trade_at, volume = excluded.volume
            where option_quotes.last_trade_at is null or option_quotes.last_trade_at <= excluded.last_trade_at`,
   );
+  return [...newest.values()];
 }

@@ -7,6 +7,7 @@ import type { QuoteEvent } from "../events";
 import { bulkInsert, type InsertRow } from "../pipeline/bulk-insert";
 import type { IngestDatabase, TypedQuery } from "../pipeline/database";
 import { writeAtPositions } from "../pipeline/positions";
+import { contractScopes } from "../pipeline/versions";
 import { OptionBook } from "./option-book";
 
 /** What pricing a minute's quotes needs beyond the quotes: kept by the quote writer between minutes. */
@@ -103,8 +104,8 @@ const UPSERT_QUOTE = (columns: string[]) => `on conflict (option_symbol) do upda
  * position, in one transaction. Each sample instant is applied in order: its quotes enter the
  * book, each touched underlying's spot is implied from its whole chain (else its last spot is
  * kept), then every sample's IV and Greeks are solved at that spot and instant. The underlyings'
- * spots go to `equity_quotes` and the market snapshot moves on. Samples at or before the stored
- * position are skipped.
+ * spots go to `equity_quotes`, and the touched underlyings and roots get a new version. Samples at
+ * or before the stored position are skipped.
  */
 export async function writeQuotes(
   db: IngestDatabase,
@@ -133,7 +134,9 @@ export async function writeQuotes(
     }
     await bulkInsert(query, optionQuotes, [...rows.values()], UPSERT_QUOTE);
     await writeSpots(query, spots);
-    await publishQuotes(query, pending.at(-1)!.asOf);
+    const asOf = pending.at(-1)!.asOf;
+    await moveSession(query, asOf);
+    return { scopes: contractScopes(pending.map((e) => ({ underlying: e.underlying, root: e.contract.root }))), asOf };
   });
 }
 
@@ -163,14 +166,14 @@ async function writeSpots(query: TypedQuery, spots: Map<string, { price: number;
   );
 }
 
-/** Moves the market snapshot on to the samples' time: caches keyed by its version are read afresh. */
-async function publishQuotes(query: TypedQuery, asOf: Date): Promise<void> {
+/**
+ * A sample of a later session makes it the market's: every cache depends on the session (days to
+ * expiry, rankings), so the load's version moves on too — once a day.
+ */
+async function moveSession(query: TypedQuery, asOf: Date): Promise<void> {
   await query(
-    `update market_state set version = version + 1,
-            as_of = greatest(as_of, $1::timestamptz),
-            session_date = greatest(session_date, $2::date),
-            loaded_at = now()
-      where id = 1`,
+    `update market_state set version = version + 1, as_of = greatest(as_of, $1::timestamptz), session_date = $2::date, loaded_at = now()
+      where id = 1 and session_date < $2::date`,
     [asOf.toISOString(), todayInNewYork(asOf)],
   );
 }

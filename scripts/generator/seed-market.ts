@@ -56,6 +56,7 @@ const MARKET_TABLES = [
   "screener_contracts",
   "feed_positions",
   "open_interest_staged",
+  "market_versions",
 ];
 const TRUNCATE_MARKET = `truncate ${MARKET_TABLES.join(", ")}`;
 

@@ -1,12 +1,11 @@
 import { sha256Hex } from "../crypto/sha256";
-import type { Database } from "../db/client";
-import type { Derived, MarketSnapshot } from "../market/snapshot";
+import { versionOf, type Derived, type MarketRead, type MarketVersions } from "../market/snapshot";
 import { LruMemory } from "./lru-memory";
 import type { EdgeScope } from "./scope";
 import { singleFlight } from "./single-flight";
-import { rememberSnapshot } from "./snapshot-version";
+import { rememberVersions } from "./market-versions";
 
-/** Entries outlive any realistic time between loads; a new load changes the key, so none is ever stale. */
+/** Entries outlive any realistic time between loads; a new version changes the key, so none is ever stale. */
 const CACHE_TTL_SECONDS = 86_400;
 
 /** A cache name for parameters of unbounded size: the route's name and a digest of its normalised parameters. */
@@ -14,7 +13,7 @@ export async function parameterKey(name: string, parameters: unknown): Promise<s
   return `${name}:${await sha256Hex(JSON.stringify(parameters))}`;
 }
 
-const cacheKey = (name: string, version: number) => `${name}:v${version}`;
+const cacheKey = (name: string, version: string) => `${name}:v${version}`;
 
 /** Keeps the isolate (128 MB) well clear of its limit. */
 const MEMORY_BUDGET_CHARS = 8_000_000;
@@ -31,41 +30,55 @@ export function memoryOf(cache: KVNamespace): LruMemory {
   return memory;
 }
 
+/** A cached value with its data's time. */
+interface Entry<T> {
+  value: T;
+  asOf: string | null;
+}
+
 /**
- * A value that depends only on the loaded market (expiration schedules, IV context, rankings,
- * GEX, calendars): warm, read from this isolate's memory or else KV under `known`, the snapshot the
- * edge knows (`cachedSnapshot`), with no database round trip; cold, computed by `compute` — which
- * reads through `readWithSnapshot`, one round trip — once per isolate however many requests miss
- * together (`singleFlight`), then stored for every edge.
+ * A value that depends only on the market within `scopes` (an underlying's expiration schedule,
+ * IV context, GEX; `*` for rankings and calendars): warm, read from this isolate's memory or else
+ * KV under the versions the edge knows (`cachedVersions`), with no database round trip; cold,
+ * computed by `compute` — which reads through `readWithSnapshot`, one round trip that also brings
+ * the versions' changes — once per isolate however many requests miss together (`singleFlight`),
+ * then stored for every edge.
  */
 export async function snapshotDerived<T>(
   scope: EdgeScope,
-  known: MarketSnapshot | null,
+  known: { fresh: MarketVersions | null; last: MarketVersions | null },
   name: string,
-  compute: (db: Database) => Promise<Derived<T>>,
+  scopes: readonly string[],
+  compute: (read: MarketRead) => Promise<Derived<T>>,
 ): Promise<Derived<T>> {
-  if (known) {
-    const key = cacheKey(name, known.version);
-    const memory = memoryOf(scope.cache);
-    const remembered = memory.get<T>(key);
-    if (remembered !== undefined) return { snapshot: known, value: remembered };
+  const memory = memoryOf(scope.cache);
+  const version = known.fresh && versionOf(known.fresh, scopes);
+  if (version) {
+    const key = cacheKey(name, version);
+    const remembered = memory.get<Entry<T>>(key);
+    if (remembered !== undefined) return { snapshot: { version, asOf: remembered.asOf }, value: remembered.value };
     const text = await scope.cache.get(key, "text");
     if (text !== null) {
-      const { value } = JSON.parse(text) as { value: T };
-      memory.set(key, value, text.length);
-      return { snapshot: known, value };
+      const entry = JSON.parse(text) as Entry<T>;
+      memory.set(key, entry, text.length);
+      return { snapshot: { version, asOf: entry.asOf }, value: entry.value };
     }
   }
-  const flightKey = known ? cacheKey(name, known.version) : `${name}@?`;
-  const derived = await singleFlight(flightKey, () => compute(scope.market), {
-    waitUntil: (work) => scope.waitUntil(work),
-    keep: (fresh) => {
-      const key = cacheKey(name, fresh.snapshot.version);
-      const text = JSON.stringify({ value: fresh.value });
-      memoryOf(scope.cache).set(key, fresh.value, text.length);
-      return scope.cache.put(key, text, { expirationTtl: CACHE_TTL_SECONDS });
+  const basis = known.last;
+  const derived = await singleFlight(
+    version ? cacheKey(name, version) : `${name}@?`,
+    () => compute({ db: scope.market, scopes, since: basis?.seq ?? -1 }),
+    {
+      waitUntil: (work) => scope.waitUntil(work),
+      keep: (fresh) => {
+        const key = cacheKey(name, fresh.snapshot.version);
+        const entry: Entry<T> = { value: fresh.value, asOf: fresh.snapshot.asOf };
+        const text = JSON.stringify(entry);
+        memory.set(key, entry, text.length);
+        return scope.cache.put(key, text, { expirationTtl: CACHE_TTL_SECONDS });
+      },
     },
-  });
-  if (derived.snapshot.version !== known?.version) rememberSnapshot(scope, derived.snapshot);
+  );
+  if (derived.snapshot.seen) rememberVersions(scope, basis, derived.snapshot.seen);
   return derived;
 }

@@ -1,7 +1,7 @@
 /**
  * Values kept in isolate memory, least recently used evicted first once their total size (as
  * JSON characters) passes the budget. A warm request served from here costs neither a KV read
- * nor a parse; keys carry the market snapshot version, so an entry is never stale.
+ * nor a parse; keys carry the market versions they were read under, so an entry is never stale.
  */
 export class LruMemory {
   readonly #entries = new Map<string, { value: unknown; chars: number }>();

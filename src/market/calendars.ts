@@ -1,7 +1,7 @@
 import { and, asc, eq, gte, lte, sql } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { dividends, earnings, underlyings } from "../db/schema";
-import { readWithSnapshot, type Derived } from "./snapshot";
+import { readWithSnapshot, type Derived, type MarketRead } from "./snapshot";
 
 /** An inclusive window of ET dates (YYYY-MM-DD), optionally one symbol. */
 export interface CalendarWindow {
@@ -79,19 +79,21 @@ function dividendsQuery(db: Database, w: CalendarWindow) {
 }
 
 /** Every earnings event in the window, by date then symbol, read with the snapshot in one round trip. */
-export async function readEarnings(db: Database, w: CalendarWindow): Promise<Derived<EarningsEvent[]>> {
+export async function readEarnings(read: MarketRead, w: CalendarWindow): Promise<Derived<EarningsEvent[]>> {
+  const { db } = read;
   const {
     snapshot,
     rows: [rows],
-  } = await readWithSnapshot(db, [earningsQuery(db, w)]);
+  } = await readWithSnapshot(read, [earningsQuery(db, w)]);
   return { snapshot, value: rows };
 }
 
 /** Every dividend ex-date in the window (covered or not), by date then symbol, in one round trip. */
-export async function readDividends(db: Database, w: CalendarWindow): Promise<Derived<DividendEvent[]>> {
+export async function readDividends(read: MarketRead, w: CalendarWindow): Promise<Derived<DividendEvent[]>> {
+  const { db } = read;
   const {
     snapshot,
     rows: [rows],
-  } = await readWithSnapshot(db, [dividendsQuery(db, w)]);
+  } = await readWithSnapshot(read, [dividendsQuery(db, w)]);
   return { snapshot, value: rows };
 }

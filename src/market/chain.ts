@@ -2,7 +2,7 @@ import { and, asc, eq, gt, gte, lte, or, sql, type SQL } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { optionQuotes } from "../db/schema";
 import { optionQuoteColumns } from "./option-quotes";
-import { readWithSnapshot, type Derived } from "./snapshot";
+import { readWithSnapshot, type Derived, type MarketRead } from "./snapshot";
 import { underlyingQuery } from "./underlyings";
 
 export interface ChainFilter {
@@ -67,14 +67,15 @@ export type ChainRow = Awaited<ReturnType<typeof chainPageQuery>>[number];
 
 /** A chain page as of the snapshot it was read under, and whether the underlying exists, in one round trip. */
 export async function readChainPage(
-  db: Database,
+  read: MarketRead,
   f: ChainFilter,
   after: ChainKey | null,
   limit: number,
 ): Promise<Derived<{ exists: boolean; underlyingPrice: number | null; rows: ChainRow[] }>> {
+  const { db } = read;
   const {
     snapshot,
     rows: [underlying, rows],
-  } = await readWithSnapshot(db, [underlyingQuery(db, f.symbol), chainPageQuery(db, f, after, limit)]);
+  } = await readWithSnapshot(read, [underlyingQuery(db, f.symbol), chainPageQuery(db, f, after, limit)]);
   return { snapshot, value: { exists: underlying.length > 0, underlyingPrice: underlying[0]?.price ?? null, rows } };
 }

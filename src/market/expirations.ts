@@ -1,7 +1,7 @@
 import { asc, eq } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { optionQuotes } from "../db/schema";
-import { readWithSnapshot, type Derived } from "./snapshot";
+import { readWithSnapshot, type Derived, type MarketRead } from "./snapshot";
 import { underlyingQuery } from "./underlyings";
 
 /** An underlying's listed expirations; `exists` false for a symbol outside the universe. */
@@ -20,10 +20,11 @@ function expirationsQuery(db: Database, symbol: string) {
 }
 
 /** The schedule as of the snapshot it was read under, in one round trip. */
-export async function readExpirationSchedule(db: Database, symbol: string): Promise<Derived<ExpirationSchedule>> {
+export async function readExpirationSchedule(read: MarketRead, symbol: string): Promise<Derived<ExpirationSchedule>> {
+  const { db } = read;
   const {
     snapshot,
     rows: [underlying, rows],
-  } = await readWithSnapshot(db, [underlyingQuery(db, symbol), expirationsQuery(db, symbol)]);
+  } = await readWithSnapshot(read, [underlyingQuery(db, symbol), expirationsQuery(db, symbol)]);
   return { snapshot, value: { exists: underlying.length > 0, expirations: rows.map((r) => r.expiration) } };
 }

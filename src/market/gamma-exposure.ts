@@ -4,7 +4,7 @@ import type { Database } from "../db/client";
 import { isoTimestamp } from "../db/timestamps";
 import { equityQuotes, marketState, optionQuotes, underlyings } from "../db/schema";
 import { expiryInstant, yearsToExpiry, yearsUntil } from "../domain/market-clock";
-import { readWithSnapshot, type Derived, type MarketSnapshot } from "./snapshot";
+import { readWithSnapshot, type Derived, type MarketRead, type MarketSnapshot } from "./snapshot";
 
 /** One underlying's listed contracts in an expiration window, priced as of their quote times. */
 export interface GexChain {
@@ -98,11 +98,12 @@ export interface GexInputs {
 }
 
 /** The GEX inputs of `symbol` expiring in [from, to] (every root, AM- and PM-settled). One round trip. */
-export async function readGexInputs(db: Database, symbol: string, from: string, to: string): Promise<Derived<GexInputs>> {
+export async function readGexInputs(read: MarketRead, symbol: string, from: string, to: string): Promise<Derived<GexInputs>> {
+  const { db } = read;
   const {
     snapshot,
     rows: [underlying, terms, rows],
-  } = await readWithSnapshot(db, [gexUnderlyingQuery(db, symbol), marketTermsQuery(db), gexContractsQuery(db, symbol, from, to)]);
+  } = await readWithSnapshot(read, [gexUnderlyingQuery(db, symbol), marketTermsQuery(db), gexContractsQuery(db, symbol, from, to)]);
   const expiries: GexExpiry[] = [];
   const expiryIndex = new Map<string, number>();
   const contracts: GexInputRow[] = [];

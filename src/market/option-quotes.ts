@@ -2,7 +2,7 @@ import { inArray } from "drizzle-orm";
 import type { QuoteAnalytics } from "../analytics/quote-analytics";
 import type { Database } from "../db/client";
 import { optionQuotes } from "../db/schema";
-import { readWithSnapshot, type Derived } from "./snapshot";
+import { readWithSnapshot, type Derived, type MarketRead } from "./snapshot";
 
 /** An `option_quotes` row as the market queries select it. */
 export interface OptionQuoteRow extends QuoteAnalytics {
@@ -51,10 +51,11 @@ export function optionQuotesQuery(db: Database, symbols: string[]) {
 }
 
 /** Contracts by canonical OCC symbol as of the snapshot they were read under, in one round trip. */
-export async function readOptionQuotes(db: Database, symbols: string[]): Promise<Derived<OptionQuoteRow[]>> {
+export async function readOptionQuotes(read: MarketRead, symbols: string[]): Promise<Derived<OptionQuoteRow[]>> {
+  const { db } = read;
   const {
     snapshot,
     rows: [rows],
-  } = await readWithSnapshot(db, [optionQuotesQuery(db, symbols)]);
+  } = await readWithSnapshot(read, [optionQuotesQuery(db, symbols)]);
   return { snapshot, value: rows };
 }

@@ -1,10 +1,9 @@
 import { and, eq, gt, sql } from "drizzle-orm";
 import { atmIv30 } from "../analytics/atm-iv";
 import type { IvObservation } from "../analytics/iv-rank";
-import type { Database } from "../db/client";
 import { ivDaily, marketState } from "../db/schema";
 import { gexChain, gexContractsQuery, gexUnderlyingQuery, marketTermsQuery } from "./gamma-exposure";
-import { readWithSnapshot, type Derived } from "./snapshot";
+import { readWithSnapshot, type Derived, type MarketRead } from "./snapshot";
 
 /** The chain read for a current IV when the session has no stored one: enough expiries to bracket 30 days. */
 const ATM_CHAIN_DAYS = 100;
@@ -28,11 +27,12 @@ export interface IvInputs {
  * The inputs of the IV context in one round trip: the stored daily series and, for a session
  * with no stored value (a loaded vendor file), the near chain to compute it from.
  */
-export async function readIvInputs(db: Database, symbol: string): Promise<Derived<IvInputs>> {
+export async function readIvInputs(read: MarketRead, symbol: string): Promise<Derived<IvInputs>> {
+  const { db } = read;
   const {
     snapshot,
     rows: [underlying, terms, history, chainRows],
-  } = await readWithSnapshot(db, [
+  } = await readWithSnapshot(read, [
     gexUnderlyingQuery(db, symbol),
     marketTermsQuery(db),
     db
@@ -68,7 +68,8 @@ export const RANKED_IV_MAX = 2;
  * Every stock with a stored IV for the loaded session at or below 200%, with its 52-week high and
  * low (the session included) and its one-week reference (docs/volatility.md), in one statement.
  */
-export async function readIvRankings(db: Database): Promise<Derived<IvRankingRow[]>> {
+export async function readIvRankings(read: MarketRead): Promise<Derived<IvRankingRow[]>> {
+  const { db } = read;
   const rows = sql`
     with session as (select ${marketState.sessionDate} as d from ${marketState}),
     current as (
@@ -92,6 +93,6 @@ export async function readIvRankings(db: Database): Promise<Derived<IvRankingRow
   const {
     snapshot,
     rows: [ranked],
-  } = await readWithSnapshot(db, [db.execute<IvRankingRow & Record<string, unknown>>(rows)]);
+  } = await readWithSnapshot(read, [db.execute<IvRankingRow & Record<string, unknown>>(rows)]);
   return { snapshot, value: ranked.rows as IvRankingRow[] };
 }

@@ -2,10 +2,11 @@ import { describe, expect, it } from "vitest";
 import { addDays } from "../../src/domain/calendar";
 import { expirationsRoute } from "../../src/routes/quotes-and-options/expirations";
 import { ivContextRoute } from "../../src/routes/volatility/iv-context";
-import { bearer, newAccount } from "../support/accounts";
+import { BUMP_SCOPES_SQL } from "../../ingest/pipeline/versions";
+import { admin, bearer, newAccount } from "../support/accounts";
 import { contractBody } from "../support/contract";
 import { sampleRequests } from "../support/sample-requests";
-import { bumpMarketVersion, etToday, marketSql } from "../support/market-db";
+import { bumpMarketVersion, createTestUnderlying, etToday, marketSql } from "../support/market-db";
 import { callWith, testEnv } from "../support/worker";
 import { countedAlias } from "../support/counted-database";
 import { advanceClock } from "../support/clock";
@@ -17,6 +18,12 @@ import { advanceClock } from "../support/clock";
 function countedMarket(): { env: { MARKET_DATABASE_URL: string }; trips: () => Promise<number> } {
   const { url, trips } = countedAlias(testEnv.MARKET_DATABASE_URL, "market");
   return { env: { MARKET_DATABASE_URL: url }, trips };
+}
+
+/** Makes the versions' KV copy look read from Postgres `ms` ago. */
+async function ageSharedVersions(ms: number): Promise<void> {
+  const shared = await testEnv.MARKET_CACHE.get<{ readAt: number }>("market:versions", "json");
+  await testEnv.MARKET_CACHE.put("market:versions", JSON.stringify({ ...shared, readAt: Date.now() - ms }));
 }
 
 const snapshotVersion = async () => Number((await marketSql().query("select version from market_state"))[0]!.version);
@@ -47,43 +54,68 @@ describe("the market snapshot at the edge", () => {
     expect(await trips()).toBe(before + 1);
   });
 
-  it("serves a load on the edge that was told at once, and everywhere else once its copy ages out (≤ 60 s)", async () => {
+  it("serves a load on the edge that was told at once, and everywhere else once its copy ages out (≤ 15 s)", async () => {
     const auth = bearer((await newAccount()).keys[0]!.key);
     const asOf = async () => (await contractBody(expirationsRoute, await callWith({}, "/v1/expirations/SPY", auth))).asOf;
     await bumpMarketVersion();
     const told = await asOf();
-    // A load nobody told the edge about: the edge keeps serving the snapshot it knows...
+    // A load nobody told the edge about: the edge keeps serving the versions it knows...
     await marketSql().query("update market_state set version = version + 1, as_of = now() + interval '1 minute'");
     expect(await asOf()).toBe(told);
-    // ...until its copy is older than the bound (KV's copy 55 s, this isolate's 2 s).
-    const shared = await testEnv.MARKET_CACHE.get<{ readAt: number }>("market:snapshot", "json");
-    await testEnv.MARKET_CACHE.put("market:snapshot", JSON.stringify({ ...shared, readAt: Date.now() - 55_001 }));
+    // ...until its copy is older than the bound (KV's copy 13 s, this isolate's 2 s).
+    await ageSharedVersions(13_001);
     advanceClock(2_100);
     expect(await asOf()).not.toBe(told);
   });
 
-  it("refreshes a copy older than 30 s behind the response: that request is not held up, the next one serves the load", async () => {
+  it("refreshes a copy older than 5 s behind the response: that request is not held up, the next one serves the load", async () => {
     const auth = bearer((await newAccount()).keys[0]!.key);
     const { env, trips } = countedMarket();
     const asOf = async () => (await contractBody(expirationsRoute, await callWith(env, "/v1/expirations/SPY", auth))).asOf;
     await bumpMarketVersion();
     const told = await asOf();
     await marketSql().query("update market_state set version = version + 1, as_of = now() + interval '1 minute'");
-    const shared = await testEnv.MARKET_CACHE.get<{ readAt: number }>("market:snapshot", "json");
-    await testEnv.MARKET_CACHE.put("market:snapshot", JSON.stringify({ ...shared, readAt: Date.now() - 30_001 }));
+    await ageSharedVersions(5_001);
     advanceClock(2_100);
     const before = await trips();
     expect(await asOf()).toBe(told);
-    // Its one round trip was the snapshot read behind it (the schedule itself came from memory).
+    // Its one round trip was the versions read behind it (the schedule itself came from memory).
     expect(await trips()).toBe(before + 1);
     expect(await asOf()).not.toBe(told);
+  });
+
+  it("moves only the caches of the underlying a writer bumped, learnt within 15 s; the others stay warm", async () => {
+    const auth = bearer((await newAccount()).keys[0]!.key);
+    await createTestUnderlying("EDGV", 50, [addDays(etToday(), 30)], [45, 50, 55]);
+    await createTestUnderlying("EDGW", 60, [addDays(etToday(), 30)], [55, 60, 65]);
+    await bumpMarketVersion();
+    const { env, trips } = countedMarket();
+    const schedule = async (symbol: string) => contractBody(expirationsRoute, await callWith(env, `/v1/expirations/${symbol}`, auth));
+    const v = await schedule("EDGV");
+    const w = await schedule("EDGW");
+    // The ingestor's bump, as its writers make it: EDGV's scope moves, with a newer data time.
+    await marketSql().query(BUMP_SCOPES_SQL, [["EDGV"], new Date(Date.now() + 3_600_000).toISOString()]);
+    expect((await schedule("EDGV")).asOf).toBe(v.asOf);
+    await ageSharedVersions(13_001);
+    advanceClock(2_100);
+    const before = await trips();
+    const moved = await schedule("EDGV");
+    expect(moved.asOf).not.toBe(v.asOf);
+    expect(Date.parse(moved.asOf!)).toBeGreaterThan(Date.now() + 3_000_000);
+    // One round trip brought EDGV's schedule and every version change; EDGW is served warm.
+    expect(await trips()).toBe(before + 1);
+    expect(await schedule("EDGW")).toEqual(w);
+    expect(await trips()).toBe(before + 1);
   });
 
   it("never serves a schedule cached for an older snapshot as current", async () => {
     const auth = bearer((await newAccount()).keys[0]!.key);
     await bumpMarketVersion();
     const old = await snapshotVersion();
-    await testEnv.MARKET_CACHE.put(`expirations:IWM:v${old}`, JSON.stringify({ value: { exists: true, expirations: ["2099-01-01"] } }));
+    await testEnv.MARKET_CACHE.put(
+      `expirations:IWM:v${old}.0`,
+      JSON.stringify({ value: { exists: true, expirations: ["2099-01-01"] }, asOf: null }),
+    );
     await bumpMarketVersion();
     const body = await contractBody(expirationsRoute, await callWith({}, "/v1/expirations/IWM", auth));
     expect(body.expirations.map((e) => e.expiration)).not.toContain("2099-01-01");
@@ -93,6 +125,8 @@ describe("the market snapshot at the edge", () => {
     const auth = bearer((await newAccount()).keys[0]!.key);
     await bumpMarketVersion();
     for (const { route, path, init } of sampleRequests((r) => r.access === "entitled")) {
+      // A fresh copy of the versions, as under traffic: none is refreshed behind these requests.
+      await admin.refreshSnapshot();
       const { env, trips } = countedMarket();
       expect((await callWith(env, path, init(auth))).status, path).toBe(200);
       const cold = await trips();

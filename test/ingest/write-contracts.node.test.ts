@@ -14,7 +14,9 @@ beforeAll(async () => {
   db = await ingestDatabase();
 }, 60_000);
 beforeEach(async () => {
-  await db.typedQuery("truncate option_quotes, equity_quotes, underlyings, market_state, feed_positions, open_interest_staged cascade");
+  await db.typedQuery(
+    "truncate option_quotes, equity_quotes, underlyings, market_state, market_versions, feed_positions, open_interest_staged cascade",
+  );
   await db.typedQuery(
     `insert into market_state (id, version, as_of, session_date, risk_free_rate, source) values (1, 1, '2026-03-02T21:00:00Z', '2026-03-02', 0.04, 'seed')`,
   );
@@ -52,6 +54,23 @@ describe("definitions", () => {
     // Replayed after a restart: nothing at or before the position is applied again.
     expect(await writeDefinitions(db, FEED, listed)).toEqual({ written: 0, skipped: 3 });
     expect(await symbols()).toHaveLength(2);
+  });
+
+  it("give the underlyings and roots they touch a new version, and only those", async () => {
+    const stream = new OpraStream();
+    const at = "2026-03-02T11:00:00Z";
+    await writeDefinitions(db, FEED, [stream.define(call("2026-03-20", 410), "MSFT", at)]);
+    await writeDefinitions(db, FEED, [
+      stream.define({ root: "SPXW", expiration: "2026-03-20", strike: 5000, side: "put" }, "SPX", "2026-03-02T11:01:00Z"),
+    ]);
+    const { rows } = await db.typedQuery(`select scope, version::int from market_versions order by scope`);
+    expect(rows).toEqual([
+      { scope: "MSFT", version: 1 },
+      { scope: "SPX", version: 2 },
+      { scope: "SPXW", version: 2 },
+    ]);
+    const { rows: state } = await db.typedQuery(`select version::int, scope_version::int from market_state`);
+    expect(state[0]).toEqual({ version: 1, scope_version: 2 });
   });
 });
 

@@ -29,7 +29,9 @@ beforeAll(async () => {
   db = await ingestDatabase();
 }, 60_000);
 beforeEach(async () => {
-  await db.typedQuery("truncate option_quotes, equity_quotes, underlyings, market_state, feed_positions, flow_prints cascade");
+  await db.typedQuery(
+    "truncate option_quotes, equity_quotes, underlyings, market_state, market_versions, feed_positions, flow_prints cascade",
+  );
   await db.typedQuery(
     `insert into underlyings (symbol, name, asset_type, logo_url, optionable, in_coverage, dividend_yield) values ('AAPL', 'Apple', 'stock', 'x', true, true, $1)`,
     [Q],
@@ -65,7 +67,7 @@ async function stored(symbol: string) {
 }
 
 describe("writing minute quote samples", () => {
-  it("implies the spot from the chain, solves IV and Greeks at it and the sample's time, and moves the snapshot on", async () => {
+  it("implies the spot from the chain, solves IV and Greeks at it and the sample's time, and moves the session on", async () => {
     const stream = new OpraStream();
     const market = await loadQuoteMarket(db.typedQuery);
     expect(await writeQuotes(db, FEED, chainAt(stream, MINUTE_1), market)).toEqual({ written: 30, skipped: 0 });
@@ -103,6 +105,13 @@ describe("writing minute quote samples", () => {
     expect(new Date((await stored("AAPL260313C00100000")).as_of as Date).toISOString()).toBe("2026-03-02T20:00:00.000Z");
     const { rows } = await db.typedQuery(`select price from equity_quotes where symbol = 'AAPL'`);
     expect(Number(rows[0]!.price)).toBeCloseTo(S, 2);
+    // Within the session only AAPL's scope moves (once per batch), never the load's version.
+    const { rows: versions } = await db.typedQuery(`select scope, version::int, as_of from market_versions`);
+    expect(versions.map((v) => [v.scope, v.version, new Date(v.as_of as Date).toISOString()])).toEqual([
+      ["AAPL", 2, "2026-03-02T20:01:00.000Z"],
+    ]);
+    const { rows: state } = await db.typedQuery(`select version::int, scope_version::int from market_state`);
+    expect(state[0]).toEqual({ version: 8, scope_version: 2 });
   });
 
   it("starts from the stored book after a restart: a lone sample still gets the chain's spot", async () => {

@@ -18,8 +18,9 @@ import { tsz } from "./columns";
 const day = (name: string) => date(name, { mode: "string" });
 
 /**
- * The loaded market snapshot. `version` changes on every load and keys every snapshot-derived cache
- * entry (docs/storage.md). Pagination cursors do not carry it: they hold the last row's key and are
+ * The loaded market snapshot. `version` changes on every load (the whole market may have changed)
+ * and keys every snapshot-derived cache entry with the versions of `market_versions`
+ * (docs/storage.md). Pagination cursors do not carry it: they hold the last row's key and are
  * bound to the query (src/pagination/cursor.ts), so a load between two pages continues in the new
  * snapshot from the same position.
  */
@@ -33,7 +34,26 @@ export const marketState = pgTable("market_state", {
   loadedAt: tsz("loaded_at").notNull().defaultNow(),
   /** The session whose open interest `option_quotes` holds, when a feed's statistics set it (null: the seed's or a loader's). */
   openInterestDate: day("open_interest_date"),
+  /** The newest version handed to a `market_versions` scope: the row's lock orders the bumps as they commit. */
+  scopeVersion: bigint("scope_version", { mode: "number" }).notNull().default(0),
 });
+
+/**
+ * What changed since the last load, per scope: an underlying (or an option root such as SPXW) or
+ * `*` for market-wide views (rankings, calendars). A writer bumps the scopes its transaction touches
+ * to one new `market_state.scope_version`, so an edge reads every change after the newest it knows
+ * with `version > known` and an update of one underlying never invalidates another's caches.
+ */
+export const marketVersions = pgTable(
+  "market_versions",
+  {
+    scope: text("scope").primaryKey(),
+    version: bigint("version", { mode: "number" }).notNull(),
+    /** The newest data time applied to the scope. */
+    asOf: tsz("as_of").notNull(),
+  },
+  (t) => [index("market_versions_version_idx").on(t.version)],
+);
 
 /**
  * How far the ingestor has written each schema of its feed: the newest receive time (ns since the

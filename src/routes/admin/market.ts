@@ -1,12 +1,12 @@
 import { z } from "zod";
 import { defineRoute } from "../../http/route";
-import { refreshSnapshot } from "../../edge-cache/snapshot-version";
+import { refreshVersions } from "../../edge-cache/market-versions";
 import { services } from "../../services";
 
 export const SnapshotRefreshSchema = z.object({ version: z.number(), asOf: z.string().nullable() });
 export type SnapshotRefresh = z.infer<typeof SnapshotRefreshSchema>;
 
-/** After a load: the edge that receives this serves the new snapshot on its next request, every edge within 60 s. */
+/** After a load: the edge that receives this serves the new versions on its next request, every edge within 15 s. */
 export const refreshSnapshotRoute = defineRoute({
   method: "post",
   path: "/admin/market/snapshot",
@@ -19,5 +19,5 @@ export const refreshSnapshotRoute = defineRoute({
     description: "The snapshot now current at the edge.",
     schema: SnapshotRefreshSchema,
   },
-  handler: (c) => refreshSnapshot(services(c).edge),
+  handler: (c) => refreshVersions(services(c).edge),
 });

@@ -4,6 +4,7 @@ import { defineRoute } from "../../http/route";
 import { readDividends, type DividendEvent } from "../../market/calendars";
 import { snapshotResponse } from "../../edge-cache/snapshot-response";
 import { calendarEnvelope, calendarLimit, calendarPage, calendarQueryShape, calendarWindow } from "./calendar-query";
+import { MARKET_WIDE } from "../../market/snapshot";
 
 export const DividendEventSchema = z.object({
   symbol: z.string(),
@@ -41,7 +42,8 @@ export const dividendsRoute = defineRoute({
     const limit = calendarLimit(c, query);
     return snapshotResponse(c, {
       name: `dividends:${window.from}:${window.to}:${window.symbol ?? "*"}`,
-      compute: (db) => readDividends(db, window),
+      scopes: [MARKET_WIDE],
+      compute: (read) => readDividends(read, window),
       vary: `limit=${limit}`,
       render: ({ value: events }): Promise<Dividends> => {
         // A symbol asked for by name is always listed; otherwise coverage decides unless includeAll.

@@ -3,6 +3,7 @@ import { defineRoute } from "../../http/route";
 import { readEarnings, type EarningsEvent } from "../../market/calendars";
 import { snapshotResponse } from "../../edge-cache/snapshot-response";
 import { calendarEnvelope, calendarLimit, calendarPage, calendarQueryShape, calendarWindow } from "./calendar-query";
+import { MARKET_WIDE } from "../../market/snapshot";
 
 export const EarningsEventSchema = z.object({
   symbol: z.string(),
@@ -36,7 +37,8 @@ export const earningsRoute = defineRoute({
     const limit = calendarLimit(c, query);
     return snapshotResponse(c, {
       name: `earnings:${window.from}:${window.to}:${window.symbol ?? "*"}`,
-      compute: (db) => readEarnings(db, window),
+      scopes: [MARKET_WIDE],
+      compute: (read) => readEarnings(read, window),
       vary: `limit=${limit}`,
       render: ({ value: events }): Promise<Earnings> =>
         calendarPage(

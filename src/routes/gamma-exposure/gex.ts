@@ -68,7 +68,8 @@ export const gexRoute = defineRoute({
       name: gexInputsName(params.symbol, from, to),
       // Exposures are as of the request's minute: the inputs are cached per snapshot, the body per minute.
       vary: `at=${at.toISOString()}`,
-      compute: (db) => readGexInputs(db, params.symbol, from, to),
+      scopes: [params.symbol],
+      compute: (read) => readGexInputs(read, params.symbol, from, to),
       render: ({ snapshot, value }): GexProfileBody => {
         if (!value.exists) throw unknownSymbol(params.symbol);
         const { spot, book } = gexBookAt(value, at);

@@ -67,7 +67,8 @@ export const gexHeatmapRoute = defineRoute({
       // The profile's inputs: one cached value per window serves both routes and every band.
       name: gexInputsName(params.symbol, from, to),
       vary: `at=${at.toISOString()}`,
-      compute: (db) => readGexInputs(db, params.symbol, from, to),
+      scopes: [params.symbol],
+      compute: (read) => readGexInputs(read, params.symbol, from, to),
       render: ({ snapshot, value }): GexHeatmapBody => {
         if (!value.exists) throw unknownSymbol(params.symbol);
         const { spot, book } = gexBookAt(value, at);

@@ -37,11 +37,13 @@ export const batchQuotesRoute = defineRoute({
       .filter((s) => s.length > 0);
     if (requested.length === 0) throw new ApiError("missing_symbol", "Query parameter 'symbols' is required: comma-separated OCC symbols.");
     const bySymbol = new Map<string, string>();
+    const roots = new Set<string>();
     for (const text of requested) {
       const contract = parseOcc(text);
       if (!contract)
         throw new ApiError("invalid_parameter", `Invalid query parameter 'symbols': '${text.slice(0, 32)}' is not an OCC option symbol.`);
       const canonical = formatOcc(contract);
+      roots.add(contract.root);
       if (!bySymbol.has(canonical)) bySymbol.set(canonical, text);
     }
     const max = c.get("account").limits.batchQuoteSymbols;
@@ -53,7 +55,8 @@ export const batchQuotesRoute = defineRoute({
       name: await parameterKey("option-quotes", symbols),
       // Greeks are served until each contract's settlement instant: the body differs before and after it.
       vary: `settled=${requestSettlementPhase(c)}`,
-      compute: (db) => readOptionQuotes(db, symbols),
+      scopes: [...roots],
+      compute: (read) => readOptionQuotes(read, symbols),
       render: ({ value: rows }): BatchQuotes => {
         const today = requestToday(c);
         const at = requestNow(c);

@@ -128,7 +128,8 @@ export const chainRoute = defineRoute({
       name: await parameterKey(`chain:${params.symbol}`, { filter, after, limit, today }),
       // Greeks are served until each contract's settlement instant: the body differs before and after it.
       vary: `settled=${settled}`,
-      compute: (db) => readChainPage(db, filter, after, limit),
+      scopes: [params.symbol],
+      compute: (read) => readChainPage(read, filter, after, limit),
       render: async ({ snapshot, value }): Promise<Chain> => {
         if (!value.exists) throw unknownSymbol(params.symbol);
         const page = value.rows.slice(0, limit);

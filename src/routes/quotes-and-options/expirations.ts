@@ -40,7 +40,8 @@ export const expirationsRoute = defineRoute({
     const window = dteWindow(query, { zeroMaxIsUnset: true });
     return snapshotResponse(c, {
       name: `expirations:${params.symbol}`,
-      compute: (db) => readExpirationSchedule(db, params.symbol),
+      scopes: [params.symbol],
+      compute: (read) => readExpirationSchedule(read, params.symbol),
       render: ({ snapshot, value: schedule }): Expirations => {
         if (!schedule.exists) throw unknownSymbol(params.symbol);
         const today = requestToday(c);

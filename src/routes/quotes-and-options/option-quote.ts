@@ -32,7 +32,9 @@ export const optionQuoteRoute = defineRoute({
       name: `option-quote:${symbol}`,
       // Greeks are served until the contract's settlement instant: the body differs before and after it.
       vary: `settled=${requestSettlementPhase(c)}`,
-      compute: (db) => readOptionQuotes(db, [symbol]),
+      // A root's scope: every writer bumps the roots of the contracts it touches.
+      scopes: [contract.root],
+      compute: (read) => readOptionQuotes(read, [symbol]),
       render: ({ value: [row] }): OptionQuote => {
         if (!row) throw new ApiError("not_found", `No option contract ${symbol}.`);
         return toOptionQuote(row, requestToday(c), requestNow(c));

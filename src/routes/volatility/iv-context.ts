@@ -43,8 +43,9 @@ export const ivContextRoute = defineRoute({
   handler: (c, { params }) =>
     snapshotResponse(c, {
       name: `iv:${params.symbol}`,
-      compute: async (db) => {
-        const { snapshot, value: inputs } = await readIvInputs(db, params.symbol);
+      scopes: [params.symbol],
+      compute: async (read) => {
+        const { snapshot, value: inputs } = await readIvInputs(read, params.symbol);
         if (!inputs.exists) return { snapshot, value: null };
         const rank =
           inputs.sessionDate === null ? null : ivRank({ asOf: inputs.sessionDate, current: inputs.current, history: inputs.history });

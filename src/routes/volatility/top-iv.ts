@@ -6,6 +6,7 @@ import { defineRoute } from "../../http/route";
 import { snapshotResponse } from "../../edge-cache/snapshot-response";
 import { readIvRankings, type IvRankingRow } from "../../market/volatility";
 import { ivPercent } from "./iv-units";
+import { MARKET_WIDE } from "../../market/snapshot";
 
 const DEFAULT_LIMIT = 20;
 const MAX_LIMIT = 100;
@@ -64,8 +65,9 @@ function rankingRoute(ranking: "iv" | "ivr", path: string, operationId: string, 
       const limit = clampToPlan(c, Math.min(query.limit ?? DEFAULT_LIMIT, MAX_LIMIT), c.get("account").limits.maxRows);
       return snapshotResponse(c, {
         name: "iv-rankings",
-        compute: async (db) => {
-          const { snapshot, value: rows } = await readIvRankings(db);
+        scopes: [MARKET_WIDE],
+        compute: async (read) => {
+          const { snapshot, value: rows } = await readIvRankings(read);
           return { snapshot, value: rankings(rows.map(toItem)) };
         },
         vary: `limit=${limit}`,

@@ -1,0 +1,33 @@
+import type { TypedQuery } from "./database";
+
+/**
+ * What a write changed, for the caches: the scopes it touched (underlyings and option roots; see
+ * `market_versions`) and the newest data time it applied.
+ */
+export interface Touched {
+  scopes: Set<string>;
+  asOf: Date;
+}
+
+/** The scopes of contracts: their underlyings and their roots (an option quote is cached under its root). */
+export function contractScopes(contracts: Iterable<{ underlying: string; root: string }>): Set<string> {
+  const scopes = new Set<string>();
+  for (const c of contracts) scopes.add(c.underlying).add(c.root);
+  return scopes;
+}
+
+/**
+ * Gives the scopes one new version. `market_state`'s row lock, held until the transaction
+ * commits, orders the versions as they commit, so an edge that read every change up to version n
+ * never misses one below it: call it last in the transaction, to hold the lock briefly.
+ */
+export const BUMP_SCOPES_SQL = `
+  with v as (update market_state set scope_version = scope_version + 1 where id = 1 returning scope_version)
+  insert into market_versions (scope, version, as_of)
+  select s, v.scope_version, $2::timestamptz from v, unnest($1::text[]) as s
+  on conflict (scope) do update set version = excluded.version, as_of = greatest(market_versions.as_of, excluded.as_of)`;
+
+export async function bumpScopes(query: TypedQuery, touched: Touched): Promise<void> {
+  if (touched.scopes.size === 0) return;
+  await query(BUMP_SCOPES_SQL, [[...touched.scopes], touched.asOf.toISOString()]);
+}
