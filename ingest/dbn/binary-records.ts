@@ -51,7 +51,7 @@ export interface RecordSlice {
  * Where the fields of `InstrumentDefMsg` past its first 72 bytes (which both versions share) sit:
  * v3 (520 bytes, rust/dbn/src/record.rs) and v2 (400 bytes, `InstrumentDefMsgV2` in compat.rs).
  */
-const DEFINITION_V3 = {
+export const DEFINITION_V3 = {
   unitOfMeasureQty: 80,
   strikePrice: 104,
   rawInstrumentId: 112,

@@ -7,3 +7,4 @@ export * from "./metadata";
 export * from "./read-dbn";
 export * from "./records";
 export * from "./stream-decoder";
+export * from "./encode";
