@@ -1,23 +1,38 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import { parseArgs } from "node:util";
+import { followLive } from "../ingest/live/follow-live";
+import { LiveAuthError } from "../ingest/live/live-client";
+import { API_KEY_LENGTH } from "../ingest/live/protocol";
+import type { FeedReport } from "../ingest/replay/replay";
 import { replayFiles } from "../ingest/replay/replay";
 import { databaseUrl, DEV_DATA_DIR, MIGRATIONS_DIR } from "./lib/config";
 import { openBackend } from "./sql-endpoint/sql-backend";
 
-const USAGE = `usage: npm run ingest -- --replay FILE [FILE…] [--speed N] [--feed NAME]
+/** The positions of the OPRA feed, shared by its files and its live gateway (the same records). */
+const FEED = "databento-opra";
+const DEFAULT_GATEWAY = "opra-pillar.lsg.databento.com:13000";
 
-Replays Databento OPRA files (definition, statistics, cbbo-1m, tcbbo; DBN, .dbn.zst or JSON lines)
-through the ingestion pipeline into DATABASE_URL, else .dev/pglite: trades become flow prints,
-minute samples quotes with IV and Greeks, statistics open interest, definitions the contracts.
---speed N paces the files at N times their own time (default: as fast as the database takes them).
---feed names the feed's positions (default databento-opra): a rerun resumes after them.
-Logs are JSON lines on stdout; Ctrl-C stops reading and writes what was read.`;
+const USAGE = `usage: npm run ingest -- --feed databento
+       npm run ingest -- --replay FILE [FILE…] [--speed N]
 
-async function main(): Promise<number> {
+Writes Databento OPRA data (definition, statistics, cbbo-1m, tcbbo) into DATABASE_URL, else
+.dev/pglite: trades become flow prints, minute samples quotes with IV and Greeks, statistics open
+interest, definitions the contracts. Both resume after the positions stored with the data.
+--feed databento  follows the live gateway (DATABENTO_GATEWAY host:port, default ${DEFAULT_GATEWAY};
+                  key from DATABENTO_API_KEY), reconnecting with a replay after a drop.
+--replay FILE…    replays files (DBN, .dbn.zst or JSON lines), one per schema, merged by receive time;
+--speed N         paces them at N times their own time (default: as fast as the database takes them).
+Logs are JSON lines on stdout; Ctrl-C (or SIGTERM) stops reading and writes what was read.`;
+
+type Plan = { kind: "replay"; files: string[]; speed: number } | { kind: "live"; host: string; port: number; apiKey: string };
+
+/** The run the arguments and environment ask for, or the usage error to print (exit 2). */
+function plan(argv: string[]): Plan | { usage: string; code: number } {
   let args;
   try {
     args = parseArgs({
+      args: argv,
       options: {
         replay: { type: "string", multiple: true },
         speed: { type: "string" },
@@ -27,14 +42,28 @@ async function main(): Promise<number> {
       allowPositionals: true,
     });
   } catch (error) {
-    console.error(`${(error as Error).message}\n\n${USAGE}`);
-    return 2;
+    return { usage: `${(error as Error).message}\n\n${USAGE}`, code: 2 };
   }
+  if (args.values.help) return { usage: USAGE, code: 0 };
   const files = [...(args.values.replay ?? []), ...args.positionals];
+  if (args.values.feed !== undefined) {
+    if (args.values.feed !== "databento" || files.length > 0) return { usage: USAGE, code: 2 };
+    const apiKey = process.env.DATABENTO_API_KEY ?? "";
+    if (apiKey.length !== API_KEY_LENGTH) return { usage: `DATABENTO_API_KEY must hold a ${API_KEY_LENGTH}-character key.`, code: 2 };
+    const [host, port] = (process.env.DATABENTO_GATEWAY ?? DEFAULT_GATEWAY).split(":");
+    if (!host || !(Number(port) > 0)) return { usage: "DATABENTO_GATEWAY must be host:port.", code: 2 };
+    return { kind: "live", host, port: Number(port), apiKey };
+  }
   const speed = args.values.speed === undefined ? Infinity : Number(args.values.speed);
-  if (args.values.help || files.length === 0 || !(speed > 0)) {
-    console.error(USAGE);
-    return args.values.help ? 0 : 2;
+  if (files.length === 0 || !(speed > 0)) return { usage: USAGE, code: 2 };
+  return { kind: "replay", files, speed };
+}
+
+async function main(): Promise<number> {
+  const run = plan(process.argv.slice(2));
+  if ("usage" in run) {
+    console.error(run.usage);
+    return run.code;
   }
   const url = databaseUrl();
   if (!url) mkdirSync(dirname(DEV_DATA_DIR), { recursive: true });
@@ -42,11 +71,17 @@ async function main(): Promise<number> {
   const stop = new AbortController();
   process.once("SIGINT", () => stop.abort());
   process.once("SIGTERM", () => stop.abort());
+  const log = (fields: Record<string, unknown>) => console.log(JSON.stringify({ at: new Date().toISOString(), ...fields }));
   try {
     await backend.migrate(MIGRATIONS_DIR);
-    const log = (fields: Record<string, unknown>) => console.log(JSON.stringify({ at: new Date().toISOString(), ...fields }));
-    const report = await replayFiles(backend, files, { feed: args.values.feed ?? "databento-opra", speed, log, signal: stop.signal });
-    log({ event: "ingest_replayed", files, ...report });
+    let report: FeedReport;
+    if (run.kind === "replay") report = await replayFiles(backend, run.files, { feed: FEED, speed: run.speed, log, signal: stop.signal });
+    else report = await followLive(backend, { ...run, feed: FEED, log, signal: stop.signal });
+    log({ event: run.kind === "replay" ? "ingest_replayed" : "ingest_stopped", ...report });
+  } catch (error) {
+    if (!(error instanceof LiveAuthError)) throw error;
+    console.error(error.message);
+    return 1;
   } finally {
     await backend.close();
   }

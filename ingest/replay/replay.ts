@@ -5,7 +5,7 @@ import type { IngestDatabase } from "../pipeline/database";
 import { Ingestor, type IngestLog } from "../pipeline/ingestor";
 import { mergeByReceiveTime, paced, readFeedFile, receiveTime } from "./feed-files";
 
-export interface ReplayReport {
+export interface FeedReport {
   records: number;
   accepted: number;
   /** Events at or before the stored positions (already written by an earlier run). */
@@ -24,17 +24,29 @@ export async function replayFiles(
   db: IngestDatabase,
   paths: readonly string[],
   options: { feed: string; speed: number; log: IngestLog; signal?: AbortSignal },
-): Promise<ReplayReport> {
+): Promise<FeedReport> {
+  return consumeFeed(db, () => paced(mergeByReceiveTime(paths.map((path) => readFeedFile(path))), options.speed), options);
+}
+
+/**
+ * Runs a feed's records through the pipeline: read as OPRA events, written by an ingestor started
+ * on the stored positions (`records` is given it, to resume after them). At the end of the records
+ * everything is written; after an abort, what was read.
+ */
+export async function consumeFeed(
+  db: IngestDatabase,
+  records: (ingestor: Ingestor) => AsyncIterable<DbnRecord>,
+  options: { feed: string; log: IngestLog; signal?: AbortSignal },
+): Promise<FeedReport> {
   const started = performance.now();
   const ingestor = await Ingestor.start(db, { feed: options.feed, log: options.log });
   const indexes = await db.typedQuery(`select symbol from underlyings where asset_type = 'index'`);
   const reader = new OpraEventReader(new OpraInstruments(new Set(indexes.rows.map((r) => r.symbol as string))));
-  let records = 0;
-  const merged = mergeByReceiveTime(paths.map((path) => readFeedFile(path)));
+  let count = 0;
   try {
-    for await (const record of paced(merged, options.speed)) {
+    for await (const record of records(ingestor)) {
       if (options.signal?.aborted) break;
-      records++;
+      count++;
       await ingest(reader, ingestor, record);
     }
     await ingestor.drain({ endOfFeed: !options.signal?.aborted });
@@ -43,7 +55,7 @@ export async function replayFiles(
     throw error;
   }
   return {
-    records,
+    records: count,
     accepted: ingestor.counts.accepted,
     skipped: ingestor.counts.skipped,
     dropped: Object.fromEntries(reader.dropped),

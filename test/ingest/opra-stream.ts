@@ -1,4 +1,4 @@
-import type { CbboRecord, Cmbp1Record, DefinitionRecord, StatisticRecord } from "../../ingest/dbn";
+import type { CbboRecord, Cmbp1Record, DbnRecord, DefinitionRecord, StatisticRecord } from "../../ingest/dbn";
 import type { MarketEvent } from "../../ingest/events";
 import { OpraEventReader } from "../../ingest/opra/from-dbn";
 import { OpraInstruments } from "../../ingest/opra/instruments";
@@ -20,6 +20,8 @@ const osi = (c: OccContract) => {
  */
 export class OpraStream {
   readonly reader: OpraEventReader;
+  /** Every record made, in order: what a gateway or a file would carry. */
+  readonly records: DbnRecord[] = [];
   private readonly ids = new Map<string, number>();
 
   constructor(indexes: string[] = []) {
@@ -36,6 +38,7 @@ export class OpraStream {
   }
 
   private event<E extends MarketEvent>(record: Parameters<OpraEventReader["read"]>[0]): E {
+    this.records.push(record);
     const event = this.reader.read(record);
     if (!event) throw new Error(`no event from ${record.kind}`);
     return event as E;

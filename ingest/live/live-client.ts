@@ -1,0 +1,212 @@
+import { connect } from "node:net";
+import { DbnDecoder, SYSTEM_CODE, type DbnItem, type DbnRecord } from "../dbn";
+import type { IngestLog } from "../pipeline/ingestor";
+import { receiveTime } from "../replay/feed-files";
+import {
+  cramReply,
+  DEFAULT_HEARTBEAT_INTERVAL_S,
+  formatFields,
+  heartbeatTimeoutMs,
+  LIVE_SCHEMAS,
+  OPRA_DATASET,
+  parseFields,
+  schemaOf,
+  type LiveSchema,
+} from "./protocol";
+
+export interface LiveOptions {
+  host: string;
+  port: number;
+  /** From the environment only (`DATABENTO_API_KEY`): never an argument on a command line. */
+  apiKey: string;
+  dataset?: string;
+  schemas?: readonly LiveSchema[];
+  heartbeatIntervalS?: number;
+  /** Replay from this receive time (ns) on the first connection; null: from now on. */
+  start: bigint | null;
+  log: IngestLog;
+  signal?: AbortSignal;
+  /** Waits between reconnection attempts, doubling from `min` to `max` (ms). */
+  backoff?: { min: number; max: number };
+}
+
+/** The gateway refused the key: retrying cannot help. */
+export class LiveAuthError extends Error {}
+
+/** What one connection yields: the stream's items, then it ends (closed) or throws (silence, refusal, socket error). */
+function session(o: LiveOptions, start: bigint | null): AsyncIterable<DbnItem> {
+  const queue: DbnItem[] = [];
+  let failure: Error | null = null;
+  let ended = false;
+  let wake: (() => void) | null = null;
+  const notify = () => {
+    wake?.();
+    wake = null;
+  };
+  const socket = connect({ host: o.host, port: o.port });
+  const silence = heartbeatTimeoutMs(o.heartbeatIntervalS ?? DEFAULT_HEARTBEAT_INTERVAL_S);
+  let timer = setTimeout(() => socket.destroy(new Error(`no data or heartbeat for ${silence / 1000} s`)), silence);
+  const fail = (error: Error) => {
+    failure ??= error;
+    socket.destroy();
+  };
+  const onAbort = () => socket.destroy();
+  o.signal?.addEventListener("abort", onAbort, { once: true });
+
+  // The handshake is text lines; what follows `start_session` is DBN, possibly in the same chunk.
+  let handshake: Buffer | null = Buffer.alloc(0);
+  const lines: string[] = [];
+  const decoder = new DbnDecoder();
+  const onLine = (line: string) => {
+    lines.push(line);
+    if (lines.length === 2) {
+      const challenge = parseFields(line).cram;
+      if (!challenge) return fail(new Error(`no CRAM challenge from the gateway: '${line.slice(0, 80)}'`));
+      socket.write(
+        formatFields({
+          auth: cramReply(challenge, o.apiKey),
+          dataset: o.dataset ?? OPRA_DATASET,
+          encoding: "dbn",
+          compression: "none",
+          ts_out: 0,
+          heartbeat_interval_s: o.heartbeatIntervalS ?? DEFAULT_HEARTBEAT_INTERVAL_S,
+          client: "options-data-ingestor",
+        }),
+      );
+    } else if (lines.length === 3) {
+      const reply = parseFields(line);
+      if (reply.success !== "1") return fail(new LiveAuthError(`the gateway refused authentication: ${reply.error ?? line.slice(0, 120)}`));
+      const schemas = o.schemas ?? LIVE_SCHEMAS;
+      schemas.forEach((schema, i) =>
+        socket.write(
+          formatFields({
+            schema,
+            stype_in: "parent",
+            symbols: "ALL_SYMBOLS",
+            snapshot: 0,
+            is_last: i === schemas.length - 1 ? 1 : 0,
+            ...(start === null ? {} : { start: start.toString() }),
+          }),
+        ),
+      );
+      socket.write("start_session\n");
+      o.log({ event: "feed_connected", session: reply.session_id ?? null, schemas, start: start?.toString() ?? null });
+      handshake = null;
+    }
+  };
+  socket.on("data", (chunk: Buffer) => {
+    clearTimeout(timer);
+    timer = setTimeout(() => socket.destroy(new Error(`no data or heartbeat for ${silence / 1000} s`)), silence);
+    try {
+      let rest: Buffer = chunk;
+      while (handshake !== null && rest.length > 0) {
+        const newline = rest.indexOf(10);
+        if (newline < 0) {
+          const partial = Buffer.concat([handshake, rest]);
+          if (partial.length > 4096) throw new Error("the gateway's handshake line is too long");
+          handshake = partial;
+          return;
+        }
+        onLine(Buffer.concat([handshake, rest.subarray(0, newline)]).toString("utf8"));
+        if (handshake !== null) handshake = Buffer.alloc(0);
+        rest = rest.subarray(newline + 1);
+      }
+      if (rest.length > 0) queue.push(...decoder.push(rest));
+    } catch (error) {
+      fail(error as Error);
+    }
+    notify();
+  });
+  socket.on("error", (error) => (failure ??= error));
+  socket.on("close", () => {
+    clearTimeout(timer);
+    o.signal?.removeEventListener("abort", onAbort);
+    ended = true;
+    notify();
+  });
+  return {
+    async *[Symbol.asyncIterator]() {
+      try {
+        for (;;) {
+          while (queue.length > 0) yield queue.shift()!;
+          if (ended) {
+            if (failure) throw failure;
+            return;
+          }
+          await new Promise<void>((resolve) => (wake = resolve));
+        }
+      } finally {
+        socket.destroy();
+      }
+    },
+  };
+}
+
+/**
+ * The feed's records from the live gateway, across disconnections: after a drop (socket closed,
+ * silent past the heartbeat timeout, a decoding error) it reconnects with backoff and asks for an
+ * intraday replay from the newest receive time it delivered, skipping what it had already
+ * delivered of it, so each record is yielded once and in order. A refused key ends it
+ * (`LiveAuthError`); so does `signal`.
+ */
+export async function* liveRecords(o: LiveOptions): AsyncGenerator<DbnRecord, void, undefined> {
+  const backoff = o.backoff ?? { min: 500, max: 10_000 };
+  let last: bigint | null = null;
+  /** Records of receive time `last` already yielded: a replay from `last` repeats them first. */
+  let yieldedAtLast = 0;
+  let wait = backoff.min;
+  let droppedAt: number | null = null;
+  while (!o.signal?.aborted) {
+    let skip = yieldedAtLast;
+    try {
+      for await (const item of session(o, last ?? o.start)) {
+        if (item.kind === "metadata") {
+          wait = backoff.min;
+          if (droppedAt !== null) o.log({ event: "feed_resumed", from: last?.toString() ?? null, downMs: Date.now() - droppedAt });
+          droppedAt = null;
+          continue;
+        }
+        if (schemaOf(item) === null) {
+          // A heartbeat comes when the gateway has nothing older to send: it moves the feed's clock.
+          if (item.kind === "system" && item.code === SYSTEM_CODE.HEARTBEAT) yield item;
+          else if (item.kind === "system") o.log({ event: "feed_notice", code: item.code, message: item.msg });
+          else if (item.kind === "error") o.log({ event: "feed_gateway_error", code: item.code, message: item.err });
+          continue;
+        }
+        const at = receiveTime(item);
+        if (last !== null && at < last) continue;
+        if (at === last && skip > 0) {
+          skip--;
+          continue;
+        }
+        if (at !== last) {
+          last = at;
+          yieldedAtLast = 0;
+          skip = 0;
+        }
+        yieldedAtLast++;
+        yield item;
+      }
+      if (!o.signal?.aborted) o.log({ event: "feed_closed", at: last?.toString() ?? null });
+    } catch (error) {
+      if (error instanceof LiveAuthError) throw error;
+      if (!o.signal?.aborted) o.log({ event: "feed_dropped", at: last?.toString() ?? null, error: (error as Error).message });
+    }
+    if (o.signal?.aborted) return;
+    droppedAt ??= Date.now();
+    await abortableSleep(wait, o.signal);
+    wait = Math.min(wait * 2, backoff.max);
+  }
+}
+
+function abortableSleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}
