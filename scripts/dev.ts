@@ -11,6 +11,7 @@ import { holdsMarketData, seedMarket } from "./generator/seed-market";
 import { openBackend } from "./sql-endpoint/sql-backend";
 import { startWorker, waitUntilUp } from "./lib/worker-process";
 import { startStripeStandIn } from "./lib/stripe-dev-server";
+import { startDevMarket } from "./feed/dev-market";
 
 /** A secret of `npm run dev` kept in a file across runs: the saved one while it is well formed, else a new one (mode 0600). */
 function keptSecret(file: string, wellFormed: (text: string) => boolean, generate: () => string): string {
@@ -61,10 +62,12 @@ function stopAll(code: number): Promise<never> {
 /**
  * One command for local development: database (embedded PGlite unless DATABASE_URL is set),
  * migrations, the demo market when the database holds no market data, the local Neon endpoint,
- * the Worker under `wrangler dev`, and a demo account with an API key made through the admin API.
- * Ctrl-C stops all of it; so does any failure on the way up.
+ * the Worker under `wrangler dev`, a demo account with an API key made through the admin API, and
+ * — unless `--static` — the market moving: the demo session streamed through a local vendor
+ * gateway and the ingestor. Ctrl-C stops all of it; so does any failure on the way up.
  */
 async function main(): Promise<void> {
+  const moving = !process.argv.slice(2).includes("--static");
   mkdirSync(DEV_DIR, { recursive: true });
   const url = databaseUrl();
   if (!url) mkdirSync(dirname(DEV_DATA_DIR), { recursive: true });
@@ -153,6 +156,20 @@ async function main(): Promise<void> {
   console.log(`  billing    Checkout and the customer portal are local pages of a Stripe stand-in (${stripe.url})`);
   console.log(`             webhook secret in ${DEV_STRIPE_WEBHOOK_SECRET_FILE}`);
   console.log(`  try        curl -H "Authorization: Bearer ${key}" ${worker.url}/v1/usage\n`);
+  const frozen = frozenBecause(moving, await backend.typedQuery("select source from market_state where id = 1"));
+  if (frozen) console.log(`market frozen: ${frozen}`);
+  else {
+    const market = await startDevMarket(backend, (line) => console.log(line));
+    running.push({ name: "market feed", stop: () => market.stop() });
+  }
+}
+
+/** Why the market stays as loaded, or null when the demo market moves: only the generated market is streamed, never a replayed file. */
+function frozenBecause(moving: boolean, state: { rows: Record<string, unknown>[] }): string | null {
+  if (!moving) return "--static";
+  if (process.env.MARKET_CLOCK) return "MARKET_CLOCK pins a replayed session";
+  if (!String(state.rows[0]?.source ?? "").startsWith("synthetic:")) return "the database holds a loaded file, not the generated market";
+  return null;
 }
 
 process.on("SIGINT", () => void stopAll(0));

@@ -1,6 +1,6 @@
 import { impliedVolatility } from "../../src/analytics/implied-volatility";
 import { quoteAnalytics } from "../../src/analytics/quote-analytics";
-import { todayInNewYork } from "../../src/domain/calendar";
+import { sessionOnOrBefore, todayInNewYork } from "../../src/domain/calendar";
 import { yearsToExpiry } from "../../src/domain/market-clock";
 import { optionQuotes } from "../../src/db/schema";
 import type { QuoteEvent } from "../events";
@@ -174,6 +174,7 @@ async function moveSession(query: TypedQuery, asOf: Date): Promise<void> {
   await query(
     `update market_state set version = version + 1, as_of = greatest(as_of, $1::timestamptz), session_date = $2::date, loaded_at = now()
       where id = 1 and session_date < $2::date`,
-    [asOf.toISOString(), todayInNewYork(asOf)],
+    // A sample outside a session's day (a feed laid on the wall clock at a weekend) stays with the last session.
+    [asOf.toISOString(), sessionOnOrBefore(todayInNewYork(asOf))],
   );
 }

@@ -20,7 +20,7 @@ export interface DevRun {
  * (an empty DATABASE_URL counts as unset), on free ports unless `env` names them; resolves once it
  * printed its demo key, or once it exited or hung.
  */
-export async function startDev(devDir: string, env: Record<string, string> = {}): Promise<DevRun> {
+export async function startDev(devDir: string, env: Record<string, string> = {}, args: string[] = []): Promise<DevRun> {
   const childEnv = {
     ...process.env,
     DEV_DIR: devDir,
@@ -30,7 +30,11 @@ export async function startDev(devDir: string, env: Record<string, string> = {})
     DATABASE_URL: "",
     ...env,
   };
-  const child = spawn("npm", ["run", "dev", "--silent"], { env: childEnv, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn("npm", ["run", "dev", "--silent", ...(args.length > 0 ? ["--", ...args] : [])], {
+    env: childEnv,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let text = "";
   child.stdout?.on("data", (d: Buffer) => (text += d.toString()));
   child.stderr?.on("data", (d: Buffer) => (text += d.toString()));

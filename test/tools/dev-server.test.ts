@@ -19,8 +19,8 @@ let devDir: string;
 const started: DevRun[] = [];
 
 /** `npm run dev` in this test's folder, remembered for cleanup. */
-async function startDev(env: Record<string, string>): Promise<DevRun> {
-  const run = await startDevIn(devDir, env);
+async function startDev(env: Record<string, string>, args: string[] = []): Promise<DevRun> {
+  const run = await startDevIn(devDir, env, args);
   started.push(run);
   return run;
 }
@@ -79,6 +79,41 @@ describe("npm run dev", () => {
     }
     expect(new Set(keys.values()).size).toBe(2);
   }, 600_000);
+
+  it("moves the generated market through the local gateway and the ingestor; --static keeps it frozen", async () => {
+    const pglite = await seeded(join(devDir, "moving"), 5);
+    const run = await startDev({ PGLITE_DIR: pglite });
+    expect(run.up, run.output()).toBe(true);
+    const key = readFileSync(join(devDir, "demo-api-key"), "utf8").trim();
+    const read = async (base: string) => {
+      const flow = (await (await fetch(`${base}/v1/flow?minPremium=0&limit=1`, bearer(key))).json()) as { asOf: string };
+      const chain = (await (await fetch(`${base}/v1/chain/SPY?limit=1`, bearer(key))).json()) as { contracts: { asOf: string }[] };
+      return { flow: flow.asOf, quote: chain.contracts[0]!.asOf };
+    };
+    const before = await read(run.base);
+    const startedAt = Date.now();
+    // Trades arrive within seconds; the first minute sample at the next whole minute (the edge learns it within 15 s).
+    let now = before;
+    while (Date.now() - startedAt < 100_000 && (now.flow === before.flow || now.quote === before.quote)) {
+      await new Promise((r) => setTimeout(r, 1_000));
+      now = await read(run.base);
+    }
+    expect(Date.parse(now.flow)).toBeGreaterThan(Date.parse(before.flow));
+    expect(Date.parse(now.quote)).toBeGreaterThan(Date.parse(before.quote));
+    expect(Date.parse(now.quote) % 60_000).toBe(0);
+    expect(run.output()).toMatch(/market feed: \d+ contracts streamed through a local Databento gateway/);
+    await stopDev(run);
+    expect(await leftovers()).toEqual([]);
+
+    const frozen = await startDev({ PGLITE_DIR: pglite }, ["--static"]);
+    expect(frozen.up, frozen.output()).toBe(true);
+    expect(frozen.output()).toMatch(/market frozen: --static/);
+    const first = await read(frozen.base);
+    await new Promise((r) => setTimeout(r, 3_000));
+    expect(await read(frozen.base)).toEqual(first);
+    await stopDev(frozen);
+    expect(await leftovers()).toEqual([]);
+  }, 240_000);
 
   it("replays a loaded trade file instead of seeding over it", async () => {
     const pglite = join(devDir, "replay");

@@ -1,0 +1,61 @@
+import { randomBytes } from "node:crypto";
+import { LiveAuthError } from "../../ingest/live/live-client";
+import { followLive } from "../../ingest/live/follow-live";
+import { receiveTime } from "../../ingest/replay/feed-files";
+import type { SqlBackend } from "../sql-endpoint/sql-backend";
+import { loadStreamMarket, sessionRecords } from "../generator/session-stream";
+import { LocalGateway } from "./local-gateway";
+
+/** The demo market's pace: trades per second across the whole market (about 18,000 an hour). */
+const DEMO_TRADES_PER_SECOND = 5;
+
+/**
+ * The moving market of `npm run dev`: the seeded market's session streamed live by a local
+ * gateway (the vendor's protocol) and written by the real ingestor in this process (PGlite has
+ * one owner). The session is laid on the wall clock whatever the hour — a minute sample at each
+ * wall-clock minute, trades as they come — and starts after the newest stored quote, so when the
+ * seed's snapshot is later than now (a seed made before the close) the feed runs that far ahead
+ * (docs/decisions.md).
+ */
+export async function startDevMarket(backend: SqlBackend, log: (line: string) => void): Promise<{ stop: () => Promise<void> }> {
+  const market = await loadStreamMarket(backend.typedQuery);
+  const { rows } = await backend.typedQuery(`select extract(epoch from max(as_of)) * 1000 as newest from option_quotes`);
+  const offsetMs = Math.max(0, Number(rows[0]?.newest ?? 0) + 60_000 - Date.now());
+  const nowNs = () => BigInt(Date.now() + offsetMs) * 1_000_000n;
+  const session = { start: nowNs(), tradesPerSecond: DEMO_TRADES_PER_SECOND };
+  // A key of this run only, handed over in memory.
+  const apiKey = `db-${randomBytes(24).toString("base64url").slice(0, 29)}`;
+  const gateway = await LocalGateway.start({
+    apiKey,
+    records: async function* (from) {
+      for (const record of sessionRecords(market, session)) if (from === null || receiveTime(record) >= from) yield record;
+    },
+    now: nowNs,
+  });
+  const stop = new AbortController();
+  const following = followLive(backend, {
+    host: "127.0.0.1",
+    port: gateway.port,
+    apiKey,
+    feed: "databento-opra",
+    heartbeatIntervalS: 5,
+    signal: stop.signal,
+    log: (fields) => {
+      if (String(fields.event).startsWith("feed_") && fields.event !== "feed_notice") log(`market feed: ${JSON.stringify(fields)}`);
+      if (fields.event === "ingest_write_failed") log(`market feed: a write failed, retrying (${String(fields.error)})`);
+    },
+  }).catch((error: unknown) => {
+    if (!stop.signal.aborted) log(`market feed stopped: ${error instanceof LiveAuthError ? error.message : String(error)}`);
+  });
+  log(
+    `market feed: ${market.contracts.length} contracts streamed through a local Databento gateway (port ${gateway.port}), ` +
+      `a quote sample each minute, ~${DEMO_TRADES_PER_SECOND} trades/s${offsetMs > 0 ? `, ${Math.round(offsetMs / 60_000)} min ahead of the wall clock (after the seeded snapshot)` : ""}`,
+  );
+  return {
+    stop: async () => {
+      stop.abort();
+      await following;
+      await gateway.close();
+    },
+  };
+}
