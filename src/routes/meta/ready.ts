@@ -13,42 +13,71 @@ const CheckSchema = z.object({
   error: z.string().optional().describe("Short reason when the probe failed; no internal detail."),
 });
 
+const FeedLagSchema = z.object({
+  feed: z.string(),
+  schema: z.string().describe("The vendor schema: definition, statistics, cbbo-1m, tcbbo."),
+  position: z.string().describe("UTC timestamp: the newest receive time whose records are all stored."),
+  lagSeconds: z
+    .number()
+    .describe("Seconds from `position` to now. Informational: lag alone never fails readiness (statistics arrive once a day)."),
+});
+
 export const ReadinessSchema = z.object({
   status: z.enum(["ready", "not_ready"]),
   version: z.string(),
   checks: z.object({ market: CheckSchema, control: CheckSchema }),
+  feeds: z
+    .array(FeedLagSchema)
+    .describe("How far each ingested feed has been written, per schema; empty when no feed has run or the market database is down."),
 });
 export type Readiness = z.infer<typeof ReadinessSchema>;
 
 type Check = z.infer<typeof CheckSchema>;
+type Probed = Pick<Readiness, "checks" | "feeds">;
 
-/** Runs `select 1` with a hard deadline; the reason is a category, never driver text. */
-async function probe(url: string): Promise<Check> {
+/** Runs `query` with a hard deadline: its rows, and the check; the reason is a category, never driver text. */
+async function probe(url: string, query: string): Promise<{ check: Check; rows: Record<string, unknown>[] }> {
   const started = Date.now();
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<"timeout">((resolve) => {
     timer = setTimeout(() => resolve("timeout"), PROBE_TIMEOUT_MS);
   });
   try {
-    const outcome = await Promise.race([rawSql(url, PROBE_TIMEOUT_MS).query("select 1 as ok"), deadline]);
-    if (outcome === "timeout") return { ok: false, latencyMs: Date.now() - started, error: "timeout" };
-    return { ok: true, latencyMs: Date.now() - started };
+    const outcome = await Promise.race([rawSql(url, PROBE_TIMEOUT_MS).query(query), deadline]);
+    if (outcome === "timeout") return { check: { ok: false, latencyMs: Date.now() - started, error: "timeout" }, rows: [] };
+    return { check: { ok: true, latencyMs: Date.now() - started }, rows: outcome as Record<string, unknown>[] };
   } catch {
-    return { ok: false, latencyMs: Date.now() - started, error: "unreachable" };
+    return { check: { ok: false, latencyMs: Date.now() - started, error: "unreachable" }, rows: [] };
   } finally {
     clearTimeout(timer);
   }
 }
 
-let last: { key: string; at: number; checks: Readiness["checks"] } | undefined;
+/** The market probe reads the ingestor's positions: the same one round trip answers both questions. */
+const FEED_POSITIONS = "select feed, schema, ts_recv::text as ts_recv from feed_positions order by feed, schema";
+
+function feedLags(rows: Record<string, unknown>[], now: number): Readiness["feeds"] {
+  return rows.map((r) => {
+    const at = Number(BigInt(r.ts_recv as string) / 1_000_000n);
+    return {
+      feed: r.feed as string,
+      schema: r.schema as string,
+      position: new Date(at).toISOString(),
+      lagSeconds: Math.max(0, (now - at) / 1000),
+    };
+  });
+}
+
+let last: { key: string; at: number; probed: Probed } | undefined;
 
 /** Both probes, or the result of the last ones for the same databases if they are recent enough. */
-async function checks(marketUrl: string, controlUrl: string): Promise<Readiness["checks"]> {
+async function checks(marketUrl: string, controlUrl: string): Promise<Probed> {
   const key = `${marketUrl}\n${controlUrl}`;
-  if (last && last.key === key && Date.now() - last.at < RESULT_TTL_MS) return last.checks;
-  const [market, control] = await Promise.all([probe(marketUrl), probe(controlUrl)]);
-  last = { key, at: Date.now(), checks: { market, control } };
-  return last.checks;
+  if (last && last.key === key && Date.now() - last.at < RESULT_TTL_MS) return last.probed;
+  const [market, control] = await Promise.all([probe(marketUrl, FEED_POSITIONS), probe(controlUrl, "select 1 as ok")]);
+  const probed = { checks: { market: market.check, control: control.check }, feeds: feedLags(market.rows, Date.now()) };
+  last = { key, at: Date.now(), probed };
+  return probed;
 }
 
 export const readyRoute = defineRoute({
@@ -56,7 +85,7 @@ export const readyRoute = defineRoute({
   path: "/ready",
   operationId: "getReadiness",
   summary: "Readiness",
-  description: `Probes the market and control-plane databases (each bounded to ${PROBE_TIMEOUT_MS} ms; results reused for ${RESULT_TTL_MS / 1000} s). 200 when both answer, 503 with the same body shape when either fails.`,
+  description: `Probes the market and control-plane databases (each bounded to ${PROBE_TIMEOUT_MS} ms; results reused for ${RESULT_TTL_MS / 1000} s). 200 when both answer, 503 with the same body shape when either fails. \`feeds\` reports how far each ingested feed has been written, per schema.`,
   tags: ["Meta"],
   access: "public",
   caching: "per-request",
@@ -64,10 +93,10 @@ export const readyRoute = defineRoute({
   otherResponses: { 503: { description: "Not ready; same body shape.", schema: ReadinessSchema } },
   handler: async (c) => {
     const config = c.get("config");
-    const { market, control } = await checks(config.MARKET_DATABASE_URL, config.CONTROL_DATABASE_URL);
-    const ready = market.ok && control.ok;
+    const { checks: probed, feeds } = await checks(config.MARKET_DATABASE_URL, config.CONTROL_DATABASE_URL);
+    const ready = probed.market.ok && probed.control.ok;
     c.header("Cache-Control", "no-store");
     if (!ready) c.status(503);
-    return { status: ready ? ("ready" as const) : ("not_ready" as const), version: SERVICE_VERSION, checks: { market, control } };
+    return { status: ready ? ("ready" as const) : ("not_ready" as const), version: SERVICE_VERSION, checks: probed, feeds };
   },
 });

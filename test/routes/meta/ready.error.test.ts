@@ -11,7 +11,8 @@ describe("/ready with a database down", () => {
     expect(body.status).toBe("not_ready");
     expect(body.checks.market).toMatchObject({ ok: false, error: expect.any(String) });
     expect(body.checks.control).toMatchObject({ ok: true });
-    expect(Object.keys(body).sort()).toEqual(["checks", "status", "version"]);
+    expect(Object.keys(body).sort()).toEqual(["checks", "feeds", "status", "version"]);
+    expect(body.feeds).toEqual([]);
     expect(JSON.stringify(body)).not.toMatch(/127\.0\.0\.1|ECONNREFUSED|postgres/i);
     expect(Date.now() - started).toBeLessThan(5_000);
   });
