@@ -212,14 +212,23 @@ export function recordFromJson(o: Json): DbnRecord | null {
   }
 }
 
+/** A line that is not a DBN JSON record, with the byte offset of its start. */
+export type MalformedLine = (error: DbnDecodeError) => void;
+
 /**
  * A push decoder for JSON lines, the twin of `DbnDecoder`: `push` text or bytes, take the items of
- * the lines it completes; `finish` decodes a last line without a newline. Errors carry the byte
- * offset of the line's start; unknown rtypes are skipped and counted.
+ * the lines it completes; `finish` decodes a last line without a newline. Unknown rtypes are
+ * skipped and counted; a malformed line (bad JSON, a missing field, a truncated last line) is
+ * counted and handed to `onMalformed` with its byte offset, and decoding goes on — each line
+ * stands alone, unlike binary DBN, where a bad length loses the framing.
  */
 export class JsonLinesDecoder {
   metadata: Metadata | null = null;
   readonly skipped = new Map<number, number>();
+  malformed = 0;
+
+  constructor(private readonly onMalformed: MalformedLine = () => undefined) {}
+
   private pending = "";
   private consumed = 0;
   private readonly utf8 = new TextDecoder("utf-8");
@@ -261,7 +270,9 @@ export class JsonLinesDecoder {
         }
       }
     } catch (error) {
-      throw new DbnDecodeError(`bad JSON line: ${(error as Error).message}`, this.consumed);
+      this.malformed++;
+      this.onMalformed(new DbnDecodeError(`bad JSON line: ${(error as Error).message}`, this.consumed));
+      return;
     }
     if (item) items.push(item);
   }

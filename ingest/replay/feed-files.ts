@@ -2,17 +2,22 @@ import { createReadStream } from "node:fs";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createZstdDecompress } from "node:zlib";
-import { readDbnFile, readDbnJsonLines, type DbnItem, type DbnRecord } from "../dbn";
+import { JsonLinesDecoder, readDbnFile, readDbnJsonLines, type DbnItem, type DbnRecord, type MalformedLine } from "../dbn";
 
-/** A file as the vendor's historical API delivers it: DBN (`.dbn`, `.dbn.zst`) or JSON lines (`.json`, `.jsonl`, either `.zst`). */
-export function readFeedFile(path: string): AsyncGenerator<DbnItem, void, undefined> {
+/**
+ * A file as the vendor's historical API delivers it: DBN (`.dbn`, `.dbn.zst`) or JSON lines
+ * (`.json`, `.jsonl`, either `.zst`). A malformed JSON line goes to `onMalformed` and the file goes
+ * on; a DBN stream that loses its framing ends the file with an error.
+ */
+export function readFeedFile(path: string, onMalformed?: MalformedLine): AsyncGenerator<DbnItem, void, undefined> {
   const plain = path.replace(/\.zst$/, "");
   if (!/\.(json|jsonl)$/.test(plain)) return readDbnFile(path);
   const file = createReadStream(path);
-  if (plain === path) return readDbnJsonLines(file);
+  const decoder = new JsonLinesDecoder(onMalformed);
+  if (plain === path) return readDbnJsonLines(file, decoder);
   const decompressed = createZstdDecompress();
   pipeline(file, decompressed).catch(() => undefined);
-  return readDbnJsonLines(Readable.from(decompressed));
+  return readDbnJsonLines(Readable.from(decompressed), decoder);
 }
 
 /** The instant a record is ordered by: its receive time where it has one, else its event time. */

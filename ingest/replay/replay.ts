@@ -1,4 +1,4 @@
-import type { DbnRecord } from "../dbn";
+import type { DbnDecodeError, DbnRecord } from "../dbn";
 import { OpraEventReader } from "../opra/from-dbn";
 import { OpraInstruments } from "../opra/instruments";
 import type { IngestDatabase } from "../pipeline/database";
@@ -11,6 +11,8 @@ export interface FeedReport {
   /** Events at or before the stored positions (already written by an earlier run). */
   skipped: number;
   dropped: Record<string, number>;
+  /** Lines of JSON-lines files that were not records (each logged, up to `MALFORMED_LOGGED`). */
+  malformed: number;
   seconds: number;
 }
 
@@ -25,8 +27,20 @@ export async function replayFiles(
   paths: readonly string[],
   options: { feed: string; speed: number; log: IngestLog; signal?: AbortSignal },
 ): Promise<FeedReport> {
-  return consumeFeed(db, () => paced(mergeByReceiveTime(paths.map((path) => readFeedFile(path))), options.speed), options);
+  let malformed = 0;
+  const onMalformed = (path: string) => (error: DbnDecodeError) => {
+    if (++malformed <= MALFORMED_LOGGED) options.log({ event: "feed_malformed", file: path, offset: error.offset, error: error.message });
+  };
+  const report = await consumeFeed(
+    db,
+    () => paced(mergeByReceiveTime(paths.map((path) => readFeedFile(path, onMalformed(path)))), options.speed),
+    options,
+  );
+  return { ...report, malformed };
 }
+
+/** Malformed lines logged one by one; past this many only counted (a wrong file would flood the log). */
+const MALFORMED_LOGGED = 100;
 
 /**
  * Runs a feed's records through the pipeline: read as OPRA events, written by an ingestor started
@@ -59,6 +73,7 @@ export async function consumeFeed(
     accepted: ingestor.counts.accepted,
     skipped: ingestor.counts.skipped,
     dropped: Object.fromEntries(reader.dropped),
+    malformed: 0,
     seconds: (performance.now() - started) / 1000,
   };
 }

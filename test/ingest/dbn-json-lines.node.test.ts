@@ -56,11 +56,16 @@ describe("JSON-lines streams", () => {
     expect(items).toStrictEqual([tcbbo().record]);
   });
 
-  it("reports a truncated last line with its byte offset", async () => {
-    const cut = text.slice(0, text.length - 20);
-    const lastLineStart = text.lastIndexOf("\n", text.length - 2) + 1;
-    const failure = collect(readDbnJsonLines([cut]));
-    await expect(failure).rejects.toThrow(DbnDecodeError);
-    await expect(failure).rejects.toMatchObject({ offset: lastLineStart });
+  it("counts a malformed line and a truncated last line with their byte offsets, and decodes every other line", async () => {
+    const bad = '{"hd":{"rtype":194';
+    const withBad = [metadataLine, tcbbo().json, bad, heartbeat().json, cbbo1m().json].join("\n");
+    const cut = withBad.slice(0, withBad.length - 20);
+    const reported: DbnDecodeError[] = [];
+    const decoder = new JsonLinesDecoder((error) => reported.push(error));
+    const items = await collect(readDbnJsonLines([cut], decoder));
+    expect(items.slice(1)).toStrictEqual([tcbbo().record, heartbeat().record]);
+    expect(decoder.malformed).toBe(2);
+    expect(reported.map((e) => e.offset)).toEqual([withBad.indexOf(bad), withBad.lastIndexOf("\n") + 1]);
+    expect(reported[0]).toBeInstanceOf(DbnDecodeError);
   });
 });

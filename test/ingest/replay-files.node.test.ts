@@ -59,10 +59,13 @@ describe("replaying files through the pipeline", () => {
       jsonLinesFile("definition.json", [definitionV3().json]),
       jsonLinesFile("statistics.json", [statisticV3().json]),
       jsonLinesFile("cbbo-1m.json", [cbbo1m().json]),
-      jsonLinesFile("tcbbo.json", [tcbbo().json]),
+      // A line cut short in the middle of the file: counted and logged, the rest of the file read.
+      jsonLinesFile("tcbbo.json", ['{"hd":{"ts_event":"1736519400', tcbbo().json]),
     ];
-    const options = { feed: "databento-opra", speed: Infinity, log: () => undefined };
-    expect(await replayFiles(db, files, options)).toMatchObject({ records: 4, accepted: 4, skipped: 0, dropped: {} });
+    const logged: Record<string, unknown>[] = [];
+    const options = { feed: "databento-opra", speed: Infinity, log: (f: Record<string, unknown>) => logged.push(f) };
+    expect(await replayFiles(db, files, options)).toMatchObject({ records: 4, accepted: 4, skipped: 0, dropped: {}, malformed: 1 });
+    expect(logged.filter((l) => l.event === "feed_malformed")).toMatchObject([{ file: files[3], offset: 0 }]);
     const { rows: prints } = await db.typedQuery(`select option_symbol, price, size, side from flow_prints`);
     expect(prints).toEqual([{ option_symbol: "AAPL250117C00150000", price: 2.18, size: 5, side: "ask" }]);
     const { rows: quotes } = await db.typedQuery(`select bid, ask, volume, last, open_interest from option_quotes`);
