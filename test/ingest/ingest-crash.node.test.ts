@@ -1,0 +1,170 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { receiveTime } from "../../ingest/replay/feed-files";
+import { LocalGateway } from "../../scripts/feed/local-gateway";
+import { sessionRecords, type StreamMarket } from "../../scripts/generator/session-stream";
+import { openBackend } from "../../scripts/sql-endpoint/sql-backend";
+
+/**
+ * `npm run ingest -- --feed databento` as a process, against the local gateway, killed with
+ * SIGKILL while it writes and started again: what it stored must be the stream, once. On the
+ * PostgreSQL server of DATABASE_URL (a database of its own) when set, else on a PGlite folder.
+ */
+const KEY = "db-CrashTestKey000000000000abcde";
+const market: StreamMarket = {
+  rate: 0.04,
+  underlyings: new Map([
+    ["AAPL", { spot: 200, q: 0.005 }],
+    ["MSFT", { spot: 400, q: 0.007 }],
+  ]),
+  contracts: ["AAPL", "MSFT"].flatMap((underlying, u) =>
+    [0.9, 0.95, 1, 1.05, 1.1].flatMap((m, i) =>
+      (["call", "put"] as const).map((side, j) => ({
+        instrumentId: 1 + u * 10 + i * 2 + j,
+        contract: { root: underlying, expiration: "2027-06-17", strike: Math.round((u === 0 ? 200 : 400) * m), side },
+        underlying,
+        settlement: "pm" as const,
+        sigma: 0.3,
+        openInterest: 1_000 + i,
+      })),
+    ),
+  ),
+};
+// Thousands of trades over four minutes of feed time, played at 30× (8 s): a kill lands mid-stream.
+const START = BigInt(Date.now()) * 1_000_000n;
+const SPEED = 30n;
+const records = [...sessionRecords(market, { start: START, tradesPerSecond: 40, minutes: 4, seed: 7 })];
+const END = receiveTime(records.at(-1)!);
+const trades = records.filter((r) => r.kind === "cmbp1");
+
+let dir: string;
+let database: { env: Record<string, string>; query: (sql: string) => Promise<Record<string, unknown>[]>; drop: () => Promise<void> };
+let gateway: LocalGateway;
+let played = Date.now();
+const feedNow = () => START + BigInt(Date.now() - played) * 1_000_000n * SPEED;
+
+async function onServer(server: string, text: string): Promise<void> {
+  const client = new pg.Client({ connectionString: server });
+  await client.connect();
+  await client.query(text).finally(() => client.end());
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "ingest-crash-"));
+  const server = process.env.DATABASE_URL;
+  let url: string | undefined;
+  if (server) {
+    const name = `ingest_crash_${randomBytes(6).toString("hex")}`;
+    await onServer(server, `create database ${name}`);
+    const u = new URL(server);
+    u.pathname = `/${name}`;
+    url = u.toString();
+    database = {
+      env: { DATABASE_URL: url },
+      query: async (sql) => {
+        const backend = await openBackend({ databaseUrl: url, dataDir: "memory://" });
+        return (await backend.typedQuery(sql).finally(() => backend.close())).rows;
+      },
+      drop: () => onServer(server, `drop database if exists ${name}`),
+    };
+  } else {
+    const pglite = join(dir, "pglite");
+    database = {
+      env: { DATABASE_URL: "", PGLITE_DIR: pglite },
+      query: async (sql) => {
+        const backend = await openBackend({ dataDir: pglite });
+        return (await backend.typedQuery(sql).finally(() => backend.close())).rows;
+      },
+      drop: async () => undefined,
+    };
+  }
+  const backend = await openBackend({ databaseUrl: url, dataDir: join(dir, "pglite") });
+  await backend.migrate("drizzle");
+  await backend.typedQuery(
+    `insert into market_state (id, version, as_of, session_date, risk_free_rate, source) values (1, 1, now() - interval '1 day', current_date - 1, 0.04, 'test')`,
+  );
+  await backend.close();
+  gateway = await LocalGateway.start({
+    apiKey: KEY,
+    records: async function* (from) {
+      for (const r of records) if (from === null || receiveTime(r) >= from) yield r;
+    },
+    now: () => feedNow(),
+  });
+  played = Date.now();
+}, 60_000);
+
+afterAll(async () => {
+  await gateway?.close();
+  await database?.drop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** The ingestor as an operator starts it; resolves its output and exit once `stop` has been sent. */
+function ingest(): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+  // One process (tsx as a loader, not a wrapper), so SIGKILL kills the writer itself.
+  const child = spawn(process.execPath, ["--import", "tsx", "scripts/ingest.ts", "--feed", "databento"], {
+    env: { ...process.env, ...database.env, DATABENTO_API_KEY: KEY, DATABENTO_GATEWAY: `127.0.0.1:${gateway.port}` },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let text = "";
+  child.stdout!.on("data", (d: Buffer) => (text += d.toString()));
+  child.stderr!.on("data", (d: Buffer) => (text += d.toString()));
+  return { child, output: () => text, exited: new Promise((resolve) => child.on("exit", (code) => resolve(code))) };
+}
+
+const until = async (done: () => boolean, ms: number) => {
+  const started = Date.now();
+  while (!done()) {
+    if (Date.now() - started > ms) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+};
+
+const written = (output: string, lane: string) =>
+  output
+    .split("\n")
+    .filter((l) => l.includes('"ingest_written"') && l.includes(`"lane":"${lane}"`))
+    .map((l) => (JSON.parse(l) as { events: number }).events);
+
+describe("the ingestor killed mid-batch", () => {
+  it("stores every trade, quote and open interest of the stream exactly once after a SIGKILL and a restart", async () => {
+    const first = ingest();
+    // Killed once it has written some trades and is writing more.
+    await until(() => written(first.output(), "trades").length >= 2, 60_000);
+    first.child.kill("SIGKILL");
+    await first.exited;
+    const partial = written(first.output(), "trades").reduce((a, b) => a + b, 0);
+    expect(partial).toBeLessThan(trades.length);
+
+    const second = ingest();
+    // Once the whole stream is due and the ingestor has gone quiet, everything is written.
+    await until(() => feedNow() > END && /"event":"feed_connected"/.test(second.output()), 120_000);
+    let seen = -1;
+    for (;;) {
+      await new Promise((r) => setTimeout(r, 1_500));
+      if (second.output().length === seen) break;
+      seen = second.output().length;
+    }
+    second.child.kill("SIGTERM");
+    expect(await second.exited, second.output()).toBe(0);
+
+    const [counts] = await database.query(
+      `select (select count(*)::int from flow_prints) as prints,
+              (select count(*)::int from option_quotes where bid is not null) as quoted,
+              (select sum(open_interest)::int from option_quotes) as oi,
+              (select sum(volume)::int from option_quotes) as volume`,
+    );
+    expect(counts).toEqual({
+      prints: trades.length,
+      quoted: market.contracts.length,
+      oi: market.contracts.reduce((s, c) => s + c.openInterest, 0),
+      volume: trades.reduce((s, t) => s + (t as { size: number }).size, 0),
+    });
+  }, 300_000);
+});
