@@ -38,9 +38,11 @@ export async function stagedSessions(query: TypedQuery): Promise<string[]> {
  */
 export async function applyOpenInterest(db: IngestDatabase, sessionDate: string): Promise<{ applied: boolean }> {
   return db.typedTransaction(async (query) => {
+    // Locks in the writers' order — option_quotes, then market_state — or the switch and a lane's
+    // batch deadlock; the table lock waits for the lanes' open batches and holds back new ones.
+    await query(`lock table option_quotes in share row exclusive mode`);
     const { rows } = await query(
-      `update market_state set open_interest_date = $1::date, version = version + 1
-        where id = 1 and (open_interest_date is null or open_interest_date < $1::date) returning id`,
+      `select 1 from market_state where id = 1 and (open_interest_date is null or open_interest_date < $1::date)`,
       [sessionDate],
     );
     const applied = rows.length > 0;
@@ -58,6 +60,7 @@ export async function applyOpenInterest(db: IngestDatabase, sessionDate: string)
             and not exists (select 1 from open_interest_staged s where s.session_date = $1::date and s.option_symbol = q.option_symbol)`,
         [sessionDate],
       );
+      await query(`update market_state set open_interest_date = $1::date, version = version + 1 where id = 1`, [sessionDate]);
     }
     await query(`delete from open_interest_staged where session_date <= $1::date`, [sessionDate]);
     return { applied };

@@ -132,7 +132,9 @@ export async function writeQuotes(
         rows.set(e.optionSymbol, row);
       }
     }
-    await bulkInsert(query, optionQuotes, [...rows.values()], UPSERT_QUOTE);
+    // In symbol order, as every writer of option_quotes: two lanes' batches then never deadlock.
+    const sorted = [...rows.values()].sort((a, b) => (a.optionSymbol < b.optionSymbol ? -1 : 1));
+    await bulkInsert(query, optionQuotes, sorted, UPSERT_QUOTE);
     await writeSpots(query, spots);
     const asOf = pending.at(-1)!.asOf;
     await moveSession(query, asOf);

@@ -206,6 +206,7 @@ const CONNECT_TIMEOUT_MS = 10_000;
 class PostgresBackend implements SqlBackend {
   readonly kind = "postgres" as const;
   readonly #pool: pg.Pool;
+  readonly #heard = new WeakSet<pg.PoolClient>();
 
   constructor(connectionString: string) {
     this.#pool = new pg.Pool({ connectionString, max: 16, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
@@ -214,11 +215,19 @@ class PostgresBackend implements SqlBackend {
 
   /** A pooled session; not getting one means the server is unreachable or refuses sessions (53300, 57P03…). */
   async #session(): Promise<pg.PoolClient> {
+    let client: pg.PoolClient;
     try {
-      return await this.#pool.connect();
+      client = await this.#pool.connect();
     } catch (err) {
       throw new DatabaseUnavailableError("connect", err);
     }
+    // A connection that drops while checked out between statements emits 'error' on its client: unheard,
+    // it would end the process; its next statement fails and the pool discards it.
+    if (!this.#heard.has(client)) {
+      client.on("error", () => undefined);
+      this.#heard.add(client);
+    }
+    return client;
   }
 
   async #run(client: pg.PoolClient, text: string, params: Params): Promise<RawResult> {

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { connect, createServer, type AddressInfo, type Socket } from "node:net";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -106,10 +107,10 @@ afterAll(async () => {
 });
 
 /** The ingestor as an operator starts it; resolves its output and exit once `stop` has been sent. */
-function ingest(): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+function ingest(env: Record<string, string> = {}): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
   // One process (tsx as a loader, not a wrapper), so SIGKILL kills the writer itself.
   const child = spawn(process.execPath, ["--import", "tsx", "scripts/ingest.ts", "--feed", "databento"], {
-    env: { ...process.env, ...database.env, DATABENTO_API_KEY: KEY, DATABENTO_GATEWAY: `127.0.0.1:${gateway.port}` },
+    env: { ...process.env, ...database.env, ...env, DATABENTO_API_KEY: KEY, DATABENTO_GATEWAY: `127.0.0.1:${gateway.port}` },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let text = "";
@@ -126,11 +127,68 @@ const until = async (done: () => boolean, ms: number) => {
   }
 };
 
+/** Once the whole stream is due and the ingestor has gone quiet, everything is written. */
+async function untilQuiet(run: { output: () => string }): Promise<void> {
+  await until(() => feedNow() > END && /"event":"feed_connected"/.test(run.output()), 120_000);
+  let seen = -1;
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 1_500));
+    if (run.output().length === seen) return;
+    seen = run.output().length;
+  }
+}
+
+async function storedCounts() {
+  const [counts] = await database.query(
+    `select (select count(*)::int from flow_prints) as prints,
+            (select count(*)::int from option_quotes where bid is not null) as quoted,
+            (select sum(open_interest)::int from option_quotes) as oi,
+            (select sum(volume)::int from option_quotes) as volume`,
+  );
+  return counts;
+}
+
+const streamCounts = () => ({
+  prints: trades.length,
+  quoted: market.contracts.length,
+  oi: market.contracts.reduce((s, c) => s + c.openInterest, 0),
+  volume: trades.reduce((s, t) => s + (t as { size: number }).size, 0),
+});
+
 const written = (output: string, lane: string) =>
   output
     .split("\n")
     .filter((l) => l.includes('"ingest_written"') && l.includes(`"lane":"${lane}"`))
     .map((l) => (JSON.parse(l) as { events: number }).events);
+
+/** A TCP relay to PostgreSQL that can drop every connection and refuse new ones for a while: the database "away". */
+async function relay(target: { host: string; port: number }) {
+  const sockets = new Set<Socket>();
+  let away = false;
+  const server = createServer((client) => {
+    if (away) return client.destroy();
+    const upstream = connect(target);
+    sockets.add(client).add(upstream);
+    const drop = () => {
+      client.destroy();
+      upstream.destroy();
+      sockets.delete(client);
+      sockets.delete(upstream);
+    };
+    client.on("error", drop).on("close", drop);
+    upstream.on("error", drop).on("close", drop);
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    away: (on: boolean) => {
+      away = on;
+      if (on) for (const s of sockets) s.destroy();
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
 
 describe("the ingestor killed mid-batch", () => {
   it("stores every trade, quote and open interest of the stream exactly once after a SIGKILL and a restart", async () => {
@@ -143,28 +201,40 @@ describe("the ingestor killed mid-batch", () => {
     expect(partial).toBeLessThan(trades.length);
 
     const second = ingest();
-    // Once the whole stream is due and the ingestor has gone quiet, everything is written.
-    await until(() => feedNow() > END && /"event":"feed_connected"/.test(second.output()), 120_000);
-    let seen = -1;
-    for (;;) {
-      await new Promise((r) => setTimeout(r, 1_500));
-      if (second.output().length === seen) break;
-      seen = second.output().length;
-    }
+    await untilQuiet(second);
     second.child.kill("SIGTERM");
     expect(await second.exited, second.output()).toBe(0);
 
-    const [counts] = await database.query(
-      `select (select count(*)::int from flow_prints) as prints,
-              (select count(*)::int from option_quotes where bid is not null) as quoted,
-              (select sum(open_interest)::int from option_quotes) as oi,
-              (select sum(volume)::int from option_quotes) as volume`,
-    );
-    expect(counts).toEqual({
-      prints: trades.length,
-      quoted: market.contracts.length,
-      oi: market.contracts.reduce((s, c) => s + c.openInterest, 0),
-      volume: trades.reduce((s, t) => s + (t as { size: number }).size, 0),
-    });
+    expect(await storedCounts()).toEqual(streamCounts());
   }, 300_000);
+
+  it.skipIf(!process.env.DATABASE_URL)(
+    "waits out a database away for 30 s, and catches up: the same stream, once",
+    async () => {
+      // A fresh market, and the stream played again from its start.
+      await database.query("truncate flow_prints, feed_positions, option_quotes, open_interest_staged, market_versions");
+      await database.query("update market_state set open_interest_date = null");
+      const server = new URL(database.env.DATABASE_URL!);
+      const db = await relay({ host: server.hostname, port: Number(server.port || 5432) });
+      const viaRelay = new URL(server);
+      viaRelay.port = String(db.port);
+      played = Date.now();
+      const run = ingest({ DATABASE_URL: viaRelay.toString() });
+      try {
+        await until(() => written(run.output(), "trades").length >= 1, 60_000);
+        db.away(true);
+        await new Promise((r) => setTimeout(r, 30_000));
+        expect(run.output()).toMatch(/"event":"ingest_write_failed"/);
+        expect(run.child.exitCode).toBeNull();
+        db.away(false);
+        await untilQuiet(run);
+        run.child.kill("SIGTERM");
+        expect(await run.exited, run.output()).toBe(0);
+      } finally {
+        await db.close();
+      }
+      expect(await storedCounts()).toEqual(streamCounts());
+    },
+    300_000,
+  );
 });
