@@ -1,13 +1,12 @@
 import { DEFAULT_RISK_FREE_RATE } from "../src/domain/market-clock";
 import { mkdirSync, readFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { basename, dirname } from "node:path";
 import { parseQuoteTable, priceContracts } from "./loaders/cboe-quote-table";
-import { classifyTrades } from "../ingest/flow/classify-trades";
-import { parseCboeTrades } from "./loaders/cboe-trades";
+import { parseCboeTrades, tradeEvents } from "./loaders/cboe-trades";
+import { writeTrades } from "../ingest/pipeline/write-trades";
 import { databaseUrl, DEV_DATA_DIR, MIGRATIONS_DIR, parseArgs } from "./lib/config";
 import { tellEdge } from "./lib/tell-edge";
 import { writeQuoteTable } from "./loaders/write-quote-table";
-import { flowContext, writeFlowPrints } from "../ingest/flow/store-prints";
 import { openBackend, type SqlBackend } from "./sql-endpoint/sql-backend";
 
 const USAGE = `usage: npm run load -- cboe-quote-table FILE [--as-of YYYY-MM-DD] [--rate 0.043] [--dividend-yield 0] [--json]
@@ -56,18 +55,16 @@ function countBy<T>(items: readonly T[], key: (item: T) => string): Record<strin
 
 async function loadTrades(backend: SqlBackend, file: string, args: Args, rate: number, dividendYield: number): Promise<void> {
   const trades = parseCboeTrades(readFileSync(file, "utf8"));
-  // One transaction: a file loads whole or not at all.
-  const prints = await backend.typedTransaction(async (query) => {
-    const classified = classifyTrades(trades.trades, await flowContext(query, trades.trades, { rate, dividendYield }));
-    await writeFlowPrints(query, classified);
-    return classified;
-  });
+  // The pipeline's trade writer, one transaction (a file loads whole or not at all), the file its own
+  // feed: a second load finds every trade at or before its position and writes nothing.
+  const { prints, skipped } = await writeTrades(backend, `cboe-datashop:${basename(file)}`, tradeEvents(trades), { rate, dividendYield });
   const loaded = prints.length;
   const report = {
     file,
     underlyings: [...new Set(prints.map((p) => p.trade.underlying))].sort(),
     sessionDates: [...new Set(prints.map((p) => p.trade.sessionDate))].sort(),
     loaded,
+    alreadyLoaded: skipped,
     side: countBy(prints, (p) => p.side),
     executionType: countBy(prints, (p) => p.executionType),
     printClass: countBy(prints, (p) => p.printClass),
@@ -76,6 +73,7 @@ async function loadTrades(backend: SqlBackend, file: string, args: Args, rate: n
     rejected: trades.rejected,
   };
   if (args.has("json")) return console.log(JSON.stringify(report));
+  if (loaded === 0 && skipped > 0) return console.log(`nothing new in ${file}: its ${skipped} trades were loaded before`);
   console.log(`loaded ${loaded} prints of ${report.underlyings.join(", ")} (sessions ${report.sessionDates.join(", ")}) from ${file}`);
   for (const field of ["side", "executionType", "printClass", "ivSource", "openInterestSource"] as const) {
     console.log(

@@ -24,56 +24,63 @@ export async function writeDefinitions(
   db: IngestDatabase,
   feed: string,
   events: readonly ContractEvent[],
+  through?: bigint,
 ): Promise<{ written: number; skipped: number }> {
-  return writeAtPositions(db, feed, events, async (query, pending) => {
-    const listed = pending.filter((e) => e.kind === "listed");
-    const delisted = pending.filter((e) => e.kind === "delisted").map((e) => e.optionSymbol);
-    const newUnderlyings = new Map(listed.map((e) => [e.underlying, e.isIndex]));
-    await bulkInsert(
-      query,
-      underlyings,
-      [...newUnderlyings].map(([symbol, isIndex]) => ({
-        symbol,
-        name: symbol,
-        assetType: isIndex ? ("index" as const) : ("stock" as const),
-        logoUrl: placeholderLogoUrl(symbol),
-        optionable: true,
-        inCoverage: false,
-      })),
-      () => "on conflict (symbol) do nothing",
-    );
-    await bulkInsert(
-      query,
-      optionQuotes,
-      listed.map((e) => ({
-        optionSymbol: e.optionSymbol,
-        underlying: e.underlying,
-        root: e.contract.root,
-        expiration: e.contract.expiration,
-        strike: e.contract.strike,
-        side: e.contract.side,
-        settlement: e.settlement,
-        multiplier: 100,
-      })),
-      () => "on conflict (option_symbol) do nothing",
-    );
-    const removed = [];
-    if (delisted.length > 0) {
-      removed.push(
-        ...(await query(`delete from option_quotes where option_symbol = any($1::text[]) returning underlying, root`, [delisted])).rows,
+  return writeAtPositions(
+    db,
+    feed,
+    events,
+    async (query, pending) => {
+      const listed = pending.filter((e) => e.kind === "listed");
+      const delisted = pending.filter((e) => e.kind === "delisted").map((e) => e.optionSymbol);
+      const newUnderlyings = new Map(listed.map((e) => [e.underlying, e.isIndex]));
+      await bulkInsert(
+        query,
+        underlyings,
+        [...newUnderlyings].map(([symbol, isIndex]) => ({
+          symbol,
+          name: symbol,
+          assetType: isIndex ? ("index" as const) : ("stock" as const),
+          logoUrl: placeholderLogoUrl(symbol),
+          optionable: true,
+          inCoverage: false,
+        })),
+        () => "on conflict (symbol) do nothing",
       );
-    }
-    const sessions = new Set(listed.map((e) => sessionOnOrAfter(todayInNewYork(new Date(nanosToMs(e.position.tsRecv))))));
-    if (sessions.size > 0) {
-      const retired = await query(`delete from option_quotes where expiration < $1::date returning underlying, root`, [
-        [...sessions].sort().at(-1),
+      await bulkInsert(
+        query,
+        optionQuotes,
+        listed.map((e) => ({
+          optionSymbol: e.optionSymbol,
+          underlying: e.underlying,
+          root: e.contract.root,
+          expiration: e.contract.expiration,
+          strike: e.contract.strike,
+          side: e.contract.side,
+          settlement: e.settlement,
+          multiplier: 100,
+        })),
+        () => "on conflict (option_symbol) do nothing",
+      );
+      const removed = [];
+      if (delisted.length > 0) {
+        removed.push(
+          ...(await query(`delete from option_quotes where option_symbol = any($1::text[]) returning underlying, root`, [delisted])).rows,
+        );
+      }
+      const sessions = new Set(listed.map((e) => sessionOnOrAfter(todayInNewYork(new Date(nanosToMs(e.position.tsRecv))))));
+      if (sessions.size > 0) {
+        const retired = await query(`delete from option_quotes where expiration < $1::date returning underlying, root`, [
+          [...sessions].sort().at(-1),
+        ]);
+        removed.push(...retired.rows);
+      }
+      const scopes = contractScopes([
+        ...listed.map((e) => ({ underlying: e.underlying, root: e.contract.root })),
+        ...removed.map((r) => ({ underlying: r.underlying as string, root: r.root as string })),
       ]);
-      removed.push(...retired.rows);
-    }
-    const scopes = contractScopes([
-      ...listed.map((e) => ({ underlying: e.underlying, root: e.contract.root })),
-      ...removed.map((r) => ({ underlying: r.underlying as string, root: r.root as string })),
-    ]);
-    return { scopes, asOf: new Date(nanosToMs(pending.at(-1)!.position.tsRecv)) };
-  });
+      return { scopes, asOf: new Date(nanosToMs(pending.at(-1)!.position.tsRecv)) };
+    },
+    through,
+  );
 }

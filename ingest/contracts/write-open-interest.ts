@@ -12,15 +12,22 @@ export async function stageOpenInterest(
   db: IngestDatabase,
   feed: string,
   events: readonly OpenInterestEvent[],
+  through?: bigint,
 ): Promise<{ written: number; skipped: number }> {
-  return writeAtPositions(db, feed, events, async (query, pending) => {
-    await bulkInsert(
-      query,
-      openInterestStaged,
-      pending.map((e) => ({ sessionDate: e.sessionDate, optionSymbol: e.optionSymbol, openInterest: e.openInterest })),
-      updateOnConflict(["session_date", "option_symbol"]),
-    );
-  });
+  return writeAtPositions(
+    db,
+    feed,
+    events,
+    async (query, pending) => {
+      await bulkInsert(
+        query,
+        openInterestStaged,
+        pending.map((e) => ({ sessionDate: e.sessionDate, optionSymbol: e.optionSymbol, openInterest: e.openInterest })),
+        updateOnConflict(["session_date", "option_symbol"]),
+      );
+    },
+    through,
+  );
 }
 
 /** Sessions with staged open interest not yet switched in, oldest first. */

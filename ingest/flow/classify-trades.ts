@@ -63,6 +63,8 @@ export interface ClassifyContext {
   quotes?: ReadonlyMap<string, StoredQuote>;
   /** The stored equity quote of an underlying in a session, keyed `${underlying}|${sessionDate}`. */
   spots?: ReadonlyMap<string, number>;
+  /** The spot of the newest stored print of an underlying in a session before these trades, keyed alike. */
+  earlierSpots?: ReadonlyMap<string, number>;
   /** Underlyings known to be ETFs or indexes (`^` symbols are indexes anyway). */
   etfOrIndex?: ReadonlySet<string>;
   /** A contract's session volume already stored before these trades, keyed `${sessionDate}|${optionSymbol}`. */
@@ -71,11 +73,16 @@ export interface ClassifyContext {
 
 /**
  * Spot of every trade, in the order given: its own underlying quote; else that of the nearest trade of
- * the same underlying and session at or before it that has one, else the nearest after it; else the
- * stored equity quote of that underlying and session (`stored`, keyed `${underlying}|${sessionDate}`);
- * else 0 (unknown).
+ * the same underlying and session at or before it that has one — in these trades, else among the
+ * prints stored before them (`earlier`); else the stored equity quote of that underlying and session
+ * (`stored`); else 0 (unknown). Maps are keyed `${underlying}|${sessionDate}`. Never a later trade's:
+ * what a live feed knew at the print, so a file gives the same prints loaded whole or streamed.
  */
-export function sessionSpots(trades: readonly OptionTrade[], stored: ReadonlyMap<string, number> = new Map()): number[] {
+export function sessionSpots(
+  trades: readonly OptionTrade[],
+  stored: ReadonlyMap<string, number> = new Map(),
+  earlier: ReadonlyMap<string, number> = new Map(),
+): number[] {
   const spots = new Array<number>(trades.length);
   const groups = new Map<string, number[]>();
   trades.forEach((t, i) => {
@@ -90,15 +97,8 @@ export function sessionSpots(trades: readonly OptionTrade[], stored: ReadonlyMap
     const order = [...members].sort(
       (a, b) => trade(a).executedAt.getTime() - trade(b).executedAt.getTime() || trade(a).sequenceNumber - trade(b).sequenceNumber,
     );
-    const before: (number | null)[] = [];
-    let last: number | null = null;
-    for (const i of order) before.push((last = trade(i).underlyingPrice ?? last));
-    let after: number | null = null;
-    for (let k = order.length - 1; k >= 0; k--) {
-      const i = order[k] as number;
-      after = trade(i).underlyingPrice ?? after;
-      spots[i] = before[k] ?? after ?? stored.get(key) ?? 0;
-    }
+    let last: number | null = earlier.get(key) ?? null;
+    for (const i of order) spots[i] = (last = trade(i).underlyingPrice ?? last) ?? stored.get(key) ?? 0;
   }
   return spots;
 }
@@ -155,7 +155,7 @@ export function classifyTrades<T extends OptionTrade>(trades: readonly T[], ctx:
     volumes[i] = volume;
   }
 
-  const spots = sessionSpots(trades, ctx.spots);
+  const spots = sessionSpots(trades, ctx.spots, ctx.earlierSpots);
   return trades.map((t, i) => {
     const printClass = classes[i] as PrintClass;
     const side = sides[i] as FillSide;

@@ -41,7 +41,16 @@ export async function flowContext(
        join flow_prints f on f.option_symbol = b.symbol and f.session_date = b.session
         and (f.executed_at, coalesce(f.sequence_number, -1)) < (b.at, b.seq)
       group by 1, 2`,
-    columnsOf(firstTrades(trades)),
+    columnsOf(firstTrades(trades, (t) => t.optionSymbol)),
+  );
+  const earlier = await query(
+    `select b.symbol, b.session::text as session_date, p.underlying_price
+       from unnest($1::text[], $2::date[], $3::timestamptz[], $4::int8[]) as b(symbol, session, at, seq),
+       lateral (select f.underlying_price from flow_prints f
+                 where f.ticker = b.symbol and f.session_date = b.session and f.underlying_price > 0
+                   and (f.executed_at, coalesce(f.sequence_number, -1)) < (b.at, b.seq)
+                 order by f.executed_at desc, f.sequence_number desc limit 1) p`,
+    firstOfUnderlyings(trades),
   );
   const orNull = (v: unknown) => (v === null || v === undefined ? null : Number(v));
   return {
@@ -53,20 +62,27 @@ export async function flowContext(
       ]),
     ),
     spots: new Map(spots.rows.map((r) => [`${r.symbol as string}|${r.session_date as string}`, Number(r.price)])),
+    earlierSpots: new Map(earlier.rows.map((r) => [`${r.symbol as string}|${r.session_date as string}`, Number(r.underlying_price)])),
     etfOrIndex: new Set(kinds.rows.map((r) => r.symbol as string)),
     volumesBefore: new Map(volumes.rows.map((r) => [`${r.session_date as string}|${r.symbol as string}`, Number(r.volume)])),
   };
 }
 
-/** Each contract's first trade in each session, in (time, sequence) order. */
-function firstTrades(trades: readonly OptionTrade[]): OptionTrade[] {
+/** The first trade in each session of each contract or underlying (`of`), in (time, sequence) order. */
+function firstTrades(trades: readonly OptionTrade[], of: (t: OptionTrade) => string): OptionTrade[] {
   const first = new Map<string, OptionTrade>();
   for (const t of trades) {
-    const key = `${t.sessionDate}|${t.optionSymbol}`;
+    const key = `${t.sessionDate}|${of(t)}`;
     const seen = first.get(key);
     if (!seen || (t.executedAt.getTime() - seen.executedAt.getTime() || t.sequenceNumber - seen.sequenceNumber) < 0) first.set(key, t);
   }
   return [...first.values()];
+}
+
+/** Each underlying's first trade in each session, as (underlying, session, time, sequence) columns. */
+function firstOfUnderlyings(trades: readonly OptionTrade[]) {
+  const starts = firstTrades(trades, (t) => t.underlying);
+  return [starts.map((t) => t.underlying), ...columnsOf(starts).slice(1)];
 }
 
 const columnsOf = (trades: readonly OptionTrade[]) => [

@@ -62,9 +62,10 @@ export class Ingestor {
     const { feed } = options;
     this.staged = staged;
     this.lastStatistic = startPositions.get("statistics") ?? 0n;
-    this.trades = new Lane("trades", (batch) => writeTrades(db, feed, batch, { rate: market.rate, dividendYield: 0 }), options.lane);
-    this.quotes = new Lane("quotes", (batch) => writeQuotes(db, feed, batch, market), options.lane);
-    this.contracts = new Lane("contracts", (batch) => this.writeContracts(batch), options.lane);
+    const pricing = { rate: market.rate, dividendYield: 0 };
+    this.trades = new Lane("trades", (batch, through) => writeTrades(db, feed, batch, pricing, through), options.lane);
+    this.quotes = new Lane("quotes", (batch, through) => writeQuotes(db, feed, batch, market, through), options.lane);
+    this.contracts = new Lane("contracts", (batch, through) => this.writeContracts(batch, through), options.lane);
   }
 
   static async start(db: IngestDatabase, options: IngestorOptions): Promise<Ingestor> {
@@ -73,7 +74,8 @@ export class Ingestor {
       maxBatch: 50_000,
       retryMs: 500,
       maxRetryMs: 10_000,
-      onWritten: (name, events, ms) => log({ event: "ingest_written", lane: name, events, ms: Math.round(ms) }),
+      onWritten: (name, events, ms, newest) =>
+        log({ event: "ingest_written", lane: name, events, ms: Math.round(ms), newest: String(newest) }),
       onFailed: (name, error, retryInMs) =>
         log({ event: "ingest_write_failed", lane: name, error: error instanceof Error ? error.message : String(error), retryInMs }),
       ...options.lane,
@@ -138,14 +140,16 @@ export class Ingestor {
   }
 
   private pump(): void {
-    const settled = this.draining ? this.draining.endOfFeed : performance.now() - this.lastArrival >= this.options.settleMs;
+    const ended = this.draining?.endOfFeed ?? false;
+    // A stopped ingestor writes only what the feed has moved past; a quiet feed, all it holds.
+    const settled = !this.draining && performance.now() - this.lastArrival >= this.options.settleMs;
     const next = () => {
       for (const resolve of this.waiters.splice(0)) resolve();
       this.pump();
     };
-    this.trades.pump(this.clock, settled, next);
-    this.quotes.pump(this.clock, settled, next);
-    if (!this.applying) this.contracts.pump(this.clock, settled, next);
+    this.trades.pump(this.clock, settled, next, ended);
+    this.quotes.pump(this.clock, settled, next, ended);
+    if (!this.applying) this.contracts.pump(this.clock, settled, next, ended);
     const quiet = this.clock - this.lastStatistic >= this.options.openInterestQuietNs && performance.now() >= this.applyNotBefore;
     if (this.staged.length > 0 && quiet && !this.draining && !this.contracts.busy && this.contracts.queued === 0) {
       void this.applyStagedOpenInterest();
@@ -153,16 +157,16 @@ export class Ingestor {
   }
 
   /** Definitions and statistics in arrival order, each run of one kind by its writer. */
-  private async writeContracts(batch: ContractsEvent[]): Promise<void> {
+  private async writeContracts(batch: ContractsEvent[], through: bigint | undefined): Promise<void> {
     for (let start = 0; start < batch.length;) {
       const kind = batch[start]!.kind === "open-interest" ? "open-interest" : "definition";
       let end = start;
       while (end < batch.length && (batch[end]!.kind === "open-interest" ? "open-interest" : "definition") === kind) end++;
       const run = batch.slice(start, end);
-      if (kind === "definition") await writeDefinitions(this.db, this.options.feed, run as ContractEvent[]);
+      if (kind === "definition") await writeDefinitions(this.db, this.options.feed, run as ContractEvent[], through);
       else {
         const statistics = run as OpenInterestEvent[];
-        await stageOpenInterest(this.db, this.options.feed, statistics);
+        await stageOpenInterest(this.db, this.options.feed, statistics, through);
         this.lastStatistic = statistics.at(-1)!.position.tsRecv;
         this.staged = [...new Set([...this.staged, ...statistics.map((s) => s.sessionDate)])].sort();
       }

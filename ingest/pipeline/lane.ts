@@ -6,7 +6,8 @@ export interface LaneOptions {
   /** Wait before retrying a failed write, doubling up to `maxRetryMs`. */
   retryMs: number;
   maxRetryMs: number;
-  onWritten(lane: string, events: number, ms: number): void;
+  /** After each write: its events, how long it took and the newest receive time it held (ns). */
+  onWritten(lane: string, events: number, ms: number, newest: bigint): void;
   onFailed(lane: string, error: unknown, retryInMs: number): void;
 }
 
@@ -23,7 +24,8 @@ export class Lane<E extends { position: FeedPosition }> {
 
   constructor(
     readonly name: string,
-    private readonly write: (batch: E[]) => Promise<unknown>,
+    /** `through`: when set, the batch's newest receive time may be incomplete; positions stop before it. */
+    private readonly write: (batch: E[], through: bigint | undefined) => Promise<unknown>,
     private readonly options: LaneOptions,
   ) {}
 
@@ -40,14 +42,18 @@ export class Lane<E extends { position: FeedPosition }> {
   }
 
   /**
-   * Starts a write of the complete receive times if none is in flight: those before `clock`, or
-   * every queued one when `settled` (nothing more of the newest will come).
+   * Starts a write if none is in flight: of the receive times before `clock` (complete), or — the
+   * feed quiet (`settled`) or ended (`ended`) — of every queued one. Only at the end is the newest
+   * known complete; after a quiet spell more of it may still come, so the write leaves the
+   * position before it and those late events are written when they arrive.
    */
-  pump(clock: bigint, settled: boolean, next: () => void): void {
+  pump(clock: bigint, settled: boolean, next: () => void, ended = false): void {
     if (this.writing || this.queue.length === 0) return;
-    const batch = this.takeComplete(clock, settled);
+    const batch = this.takeComplete(clock, settled || ended);
     if (batch.length === 0) return;
-    this.writing = this.writeUntilDone(batch).finally(() => {
+    const newest = batch.at(-1)!.position.tsRecv;
+    const through = ended || newest < clock ? undefined : newest - 1n;
+    this.writing = this.writeUntilDone(batch, through).finally(() => {
       this.writing = null;
       next();
     });
@@ -64,13 +70,13 @@ export class Lane<E extends { position: FeedPosition }> {
     return this.queue.splice(0, end);
   }
 
-  private async writeUntilDone(batch: E[]): Promise<void> {
+  private async writeUntilDone(batch: E[], through: bigint | undefined): Promise<void> {
     let wait = this.options.retryMs;
     for (;;) {
       const started = performance.now();
       try {
-        await this.write(batch);
-        this.options.onWritten(this.name, batch.length, performance.now() - started);
+        await this.write(batch, through);
+        this.options.onWritten(this.name, batch.length, performance.now() - started, batch.at(-1)!.position.tsRecv);
         return;
       } catch (error) {
         this.options.onFailed(this.name, error, wait);

@@ -46,20 +46,24 @@ export function batchPositions(events: readonly { position: FeedPosition }[]): M
 
 /**
  * The writers' one shape: in one transaction, `write` the events past the stored positions (a
- * replay's earlier events are skipped), move the positions to the batch's newest receive times,
- * and give the scopes `write` touched a new version. After a crash all are stored or none.
+ * replay's earlier events are skipped), move the positions to the batch's newest receive times —
+ * no further than `through` when the newest may not be complete (more of it may follow, and must
+ * not then be taken for written) — and give the scopes `write` touched a new version. After a
+ * crash all are stored or none; writing an event again is harmless (every writer upserts by key).
  */
 export async function writeAtPositions<E extends { position: FeedPosition }>(
   db: IngestDatabase,
   feed: string,
   events: readonly E[],
   write: (query: TypedQuery, pending: E[]) => Promise<Touched | void>,
+  through?: bigint,
 ): Promise<{ written: number; skipped: number }> {
   return db.typedTransaction(async (query) => {
     const stored = await readPositions(query, feed);
     const pending = events.filter((e) => isPending(stored, e.position));
     const touched = pending.length > 0 ? await write(query, pending) : undefined;
-    await advancePositions(query, feed, batchPositions(events));
+    const complete = through === undefined ? events : events.filter((e) => e.position.tsRecv <= through);
+    await advancePositions(query, feed, batchPositions(complete));
     if (touched) await bumpScopes(query, touched);
     return { written: pending.length, skipped: events.length - pending.length };
   });

@@ -13,24 +13,33 @@ import { contractScopes } from "./versions";
  * receive times, in one transaction: after a crash either all are stored or none. Trades at or
  * before the stored position (a replay after a restart) are skipped, and a print written twice is
  * updated in place (its key), so nothing is counted twice. The batch must hold every trade of each
- * receive time it touches.
+ * receive time it touches. Returns the prints written.
  */
-export async function writeTrades(
+export async function writeTrades<T extends TradeEvent>(
   db: IngestDatabase,
   feed: string,
-  trades: readonly TradeEvent[],
+  trades: readonly T[],
   pricing: Pick<ClassifyContext, "rate" | "dividendYield">,
-): Promise<{ written: number; skipped: number }> {
-  return writeAtPositions(db, feed, trades, async (query, pending) => {
-    const prints = classifyTrades(pending, await flowContext(query, pending, pricing));
-    await writeFlowPrints(query, prints);
-    const quoted = await updateLastTrades(query, prints);
-    const newest = Math.max(...pending.map((t) => t.executedAt.getTime()));
-    return {
-      scopes: contractScopes(quoted.map(({ trade }) => ({ underlying: trade.underlying, root: trade.contract.root }))),
-      asOf: new Date(newest),
-    };
-  });
+  through?: bigint,
+): Promise<{ written: number; skipped: number; prints: FlowPrint<T>[] }> {
+  let prints: FlowPrint<T>[] = [];
+  const result = await writeAtPositions(
+    db,
+    feed,
+    trades,
+    async (query, pending) => {
+      prints = classifyTrades(pending, await flowContext(query, pending, pricing));
+      await writeFlowPrints(query, prints);
+      const quoted = await updateLastTrades(query, prints);
+      const newest = Math.max(...pending.map((t) => t.executedAt.getTime()));
+      return {
+        scopes: contractScopes(quoted.map(({ trade }) => ({ underlying: trade.underlying, root: trade.contract.root }))),
+        asOf: new Date(newest),
+      };
+    },
+    through,
+  );
+  return { ...result, prints };
 }
 
 /**

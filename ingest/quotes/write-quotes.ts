@@ -112,34 +112,41 @@ export async function writeQuotes(
   feed: string,
   quotes: readonly QuoteEvent[],
   market: QuoteMarket,
+  through?: bigint,
 ): Promise<{ written: number; skipped: number }> {
-  return writeAtPositions(db, feed, quotes, async (query, pending) => {
-    // A contract sampled in several minutes of the batch keeps its newest row.
-    const rows = new Map<string, InsertRow<typeof optionQuotes>>();
-    const spots = new Map<string, { price: number; asOf: string }>();
-    for (const [at, events] of byInstant(pending)) {
-      for (const e of events) market.book.apply({ ...e, ...e.contract });
-      for (const underlying of new Set(events.map((e) => e.underlying))) {
-        const q = market.dividendYields.get(underlying) ?? 0;
-        const spot = market.book.spot(underlying, new Date(at), market.rate, q);
-        if (spot !== null) {
-          market.spots.set(underlying, spot);
-          spots.set(underlying, { price: spot, asOf: new Date(at).toISOString() });
+  return writeAtPositions(
+    db,
+    feed,
+    quotes,
+    async (query, pending) => {
+      // A contract sampled in several minutes of the batch keeps its newest row.
+      const rows = new Map<string, InsertRow<typeof optionQuotes>>();
+      const spots = new Map<string, { price: number; asOf: string }>();
+      for (const [at, events] of byInstant(pending)) {
+        for (const e of events) market.book.apply({ ...e, ...e.contract });
+        for (const underlying of new Set(events.map((e) => e.underlying))) {
+          const q = market.dividendYields.get(underlying) ?? 0;
+          const spot = market.book.spot(underlying, new Date(at), market.rate, q);
+          if (spot !== null) {
+            market.spots.set(underlying, spot);
+            spots.set(underlying, { price: spot, asOf: new Date(at).toISOString() });
+          }
+        }
+        for (const e of events) {
+          const row = quoteRow(e, market.spots.get(e.underlying) ?? null, market.rate, market.dividendYields.get(e.underlying) ?? 0);
+          rows.set(e.optionSymbol, row);
         }
       }
-      for (const e of events) {
-        const row = quoteRow(e, market.spots.get(e.underlying) ?? null, market.rate, market.dividendYields.get(e.underlying) ?? 0);
-        rows.set(e.optionSymbol, row);
-      }
-    }
-    // In symbol order, as every writer of option_quotes: two lanes' batches then never deadlock.
-    const sorted = [...rows.values()].sort((a, b) => (a.optionSymbol < b.optionSymbol ? -1 : 1));
-    await bulkInsert(query, optionQuotes, sorted, UPSERT_QUOTE);
-    await writeSpots(query, spots);
-    const asOf = pending.at(-1)!.asOf;
-    await moveSession(query, asOf);
-    return { scopes: contractScopes(pending.map((e) => ({ underlying: e.underlying, root: e.contract.root }))), asOf };
-  });
+      // In symbol order, as every writer of option_quotes: two lanes' batches then never deadlock.
+      const sorted = [...rows.values()].sort((a, b) => (a.optionSymbol < b.optionSymbol ? -1 : 1));
+      await bulkInsert(query, optionQuotes, sorted, UPSERT_QUOTE);
+      await writeSpots(query, spots);
+      const asOf = pending.at(-1)!.asOf;
+      await moveSession(query, asOf);
+      return { scopes: contractScopes(pending.map((e) => ({ underlying: e.underlying, root: e.contract.root }))), asOf };
+    },
+    through,
+  );
 }
 
 /** Events grouped by sample instant (epoch ms), in time order. */

@@ -3,7 +3,7 @@ import { parse, type InfoRecord } from "csv-parse/sync";
 import type { PrintClass } from "../../src/analytics/flow";
 import { isSession, newYorkInstant, toDate } from "../../src/domain/calendar";
 import { formatOcc, parseOcc, type OccContract } from "../../src/domain/occ";
-import type { OptionTrade } from "../../ingest/events";
+import type { OptionTrade, TradeEvent } from "../../ingest/events";
 
 /**
  * Cboe DataShop "Option Trades" CSV: one trade per row with the NBBO at trade time, then
@@ -185,6 +185,20 @@ export function parseCboeTrades(text: string): TradeFile {
     }
   }
   return { trades, rejected };
+}
+
+/**
+ * The file as the pipeline's trade events, in time order: each trade received at its execution
+ * time (the file has no receive time), so the trades of one millisecond form one receive time.
+ */
+export function tradeEvents(file: TradeFile): (CboeTrade & TradeEvent)[] {
+  return [...file.trades]
+    .sort((a, b) => a.executedAt.getTime() - b.executedAt.getTime() || a.sequenceNumber - b.sequenceNumber)
+    .map((t) => ({
+      ...t,
+      kind: "trade" as const,
+      position: { schema: "tcbbo" as const, tsRecv: BigInt(t.executedAt.getTime()) * 1_000_000n },
+    }));
 }
 
 export function printClassOf(t: Pick<CboeTrade, "conditionId" | "canceledConditionId">): PrintClass {

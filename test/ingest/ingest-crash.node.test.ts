@@ -41,6 +41,7 @@ const START = BigInt(Date.now()) * 1_000_000n;
 const SPEED = 30n;
 const records = [...sessionRecords(market, { start: START, tradesPerSecond: 40, minutes: 4, seed: 7 })];
 const END = receiveTime(records.at(-1)!);
+const LAST_TRADE = receiveTime(records.filter((r) => r.kind === "cmbp1").at(-1)!);
 const trades = records.filter((r) => r.kind === "cmbp1");
 
 let dir: string;
@@ -127,15 +128,19 @@ const until = async (done: () => boolean, ms: number) => {
   }
 };
 
-/** Once the whole stream is due and the ingestor has gone quiet, everything is written. */
-async function untilQuiet(run: { output: () => string }): Promise<void> {
-  await until(() => feedNow() > END && /"event":"feed_connected"/.test(run.output()), 120_000);
-  let seen = -1;
-  for (;;) {
-    await new Promise((r) => setTimeout(r, 1_500));
-    if (run.output().length === seen) return;
-    seen = run.output().length;
-  }
+/** Until the run has written the stream's last trade and last minute sample (their lanes log the newest receive time written). */
+async function untilWritten(run: { output: () => string }): Promise<void> {
+  const newest = (lane: string) =>
+    run
+      .output()
+      .split("\n")
+      .filter((l) => l.includes('"ingest_written"') && l.includes(`"lane":"${lane}"`))
+      .reduce(
+        (max, l) =>
+          BigInt((JSON.parse(l) as { newest: string }).newest) > max ? BigInt((JSON.parse(l) as { newest: string }).newest) : max,
+        0n,
+      );
+  await until(() => newest("trades") >= LAST_TRADE && newest("quotes") >= END, 180_000);
 }
 
 async function storedCounts() {
@@ -201,7 +206,7 @@ describe("the ingestor killed mid-batch", () => {
     expect(partial).toBeLessThan(trades.length);
 
     const second = ingest();
-    await untilQuiet(second);
+    await untilWritten(second);
     second.child.kill("SIGTERM");
     expect(await second.exited, second.output()).toBe(0);
 
@@ -227,7 +232,7 @@ describe("the ingestor killed mid-batch", () => {
         expect(run.output()).toMatch(/"event":"ingest_write_failed"/);
         expect(run.child.exitCode).toBeNull();
         db.away(false);
-        await untilQuiet(run);
+        await untilWritten(run);
         run.child.kill("SIGTERM");
         expect(await run.exited, run.output()).toBe(0);
       } finally {

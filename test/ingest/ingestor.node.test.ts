@@ -108,4 +108,18 @@ describe("the ingestor", () => {
     await expect.poll(oi, { timeout: 5_000 }).toBe(4242);
     await ingestor.drain({ endOfFeed: false });
   });
+
+  it("writes a receive time split by a quiet spell whole: the late part is not taken for written", async () => {
+    const events = session();
+    // The last minute's four samples share one receive time; the feed stalls after two of them.
+    const samples = events.slice(-4);
+    const ingestor = await Ingestor.start(db, { feed: FEED, log: () => undefined, settleMs: 20 });
+    for (const e of [...events.slice(0, -4), ...samples.slice(0, 2)]) await ingestor.accept(e);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    for (const e of samples.slice(2)) await ingestor.accept(e);
+    await ingestor.drain({ endOfFeed: true });
+    const { quotes } = await table();
+    expect(quotes.map((q) => new Date(q.as_of as Date).toISOString())).toEqual(Array(4).fill("2026-03-03T14:34:00.000Z"));
+    expect((await readPositions(db.typedQuery, FEED)).get("cbbo-1m")).toBe(nanos("2026-03-03T14:34:00Z"));
+  });
 });

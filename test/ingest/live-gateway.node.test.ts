@@ -175,7 +175,9 @@ describe("the live gateway protocol", () => {
       await new Promise((r) => setTimeout(r, 300));
       stop.abort();
       const report = await again;
-      expect(report.accepted).toBe(0);
+      // At most the newest receive time comes again (written while the feed was quiet, so never taken
+      // for complete); writing it again changes nothing.
+      expect(report.accepted).toBeLessThanOrEqual(1);
       expect(await prints()).toBe(4);
       const { rows } = await db.typedQuery(`select option_symbol, volume::int, open_interest from option_quotes order by 1`);
       expect(rows).toEqual([

@@ -63,8 +63,8 @@ async function prints(db: SqlBackend) {
 describe("writing trades with their feed position", () => {
   it("stores a stream batch by batch, the running session volume continued across batches", async () => {
     const { first, second } = stream();
-    expect(await writeTrades(db, FEED, first, PRICING)).toEqual({ written: 4, skipped: 0 });
-    expect(await writeTrades(db, FEED, second, PRICING)).toEqual({ written: 2, skipped: 0 });
+    expect(await writeTrades(db, FEED, first, PRICING)).toMatchObject({ written: 4, skipped: 0 });
+    expect(await writeTrades(db, FEED, second, PRICING)).toMatchObject({ written: 2, skipped: 0 });
     const stored = await prints(db);
     expect(stored.map((p) => p.volume)).toEqual([5, 8, 10, 17, 18, 22]);
     expect(new Set(stored.map((p) => `${new Date(p.executed_at as Date).getTime()}|${p.sequence_number}`)).size).toBe(6);
@@ -77,8 +77,8 @@ describe("writing trades with their feed position", () => {
     // `db` stored the first batch, then stopped.
     await writeTrades(db, FEED, first, PRICING);
     // The feed replays from before the stored position: what was stored is skipped, the rest written.
-    expect(await writeTrades(db, FEED, [...first, ...second], PRICING)).toEqual({ written: 2, skipped: 4 });
-    expect(await writeTrades(db, FEED, [...first, ...second], PRICING)).toEqual({ written: 0, skipped: 6 });
+    expect(await writeTrades(db, FEED, [...first, ...second], PRICING)).toMatchObject({ written: 2, skipped: 4 });
+    expect(await writeTrades(db, FEED, [...first, ...second], PRICING)).toMatchObject({ written: 0, skipped: 6 });
     expect(await prints(db)).toEqual(await prints(once));
   });
 
@@ -90,7 +90,7 @@ describe("writing trades with their feed position", () => {
     await expect(writeTrades(db, FEED, broken, PRICING)).rejects.toThrow();
     expect((await prints(db)).length).toBe(4);
     expect(await readPositions(db.typedQuery, FEED)).toEqual(new Map([["tcbbo", TS_RECV + 10_000_000n]]));
-    expect(await writeTrades(db, FEED, second, PRICING)).toEqual({ written: 2, skipped: 0 });
+    expect(await writeTrades(db, FEED, second, PRICING)).toMatchObject({ written: 2, skipped: 0 });
     expect((await prints(db)).map((p) => p.volume)).toEqual([5, 8, 10, 17, 18, 22]);
   });
 });

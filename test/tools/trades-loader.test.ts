@@ -173,9 +173,9 @@ describe("Cboe DataShop option trades: classification", () => {
   it("computes premium and signed moneyness against the index, a spot for every print, and no IV from spot for VIX (priced off futures)", () => {
     const prints = classified();
     expect(at(prints, 2)).toMatchObject({ premium: 240, underlyingPrice: 14.75, otmPct: -15.2542, isEtfOrIndex: true });
-    // The two 09:30:02.025 prints have no underlying quote: the session's next one (line 11, 09:30:04.050, 15.10).
-    expect(at(prints, 24)).toMatchObject({ underlyingPrice: 15.1, otmPct: -5.9603 });
-    expect(at(prints, 134)).toMatchObject({ underlyingPrice: 15.1, otmPct: -13.9073 });
+    // The two 09:30:02.025 prints have no underlying quote and none came before them: spot unknown, never a later print's.
+    expect(at(prints, 24)).toMatchObject({ underlyingPrice: 0, otmPct: 0 });
+    expect(at(prints, 134)).toMatchObject({ underlyingPrice: 0, otmPct: 0 });
     for (const p of prints)
       if (p.trade.underlyingPrice !== null) expect(p.underlyingPrice, `line ${p.trade.line}`).toBe(p.trade.underlyingPrice);
     // Neither the trade price nor the mid is solved against the index; without a stored quote, IV and delta are 0.
@@ -183,11 +183,15 @@ describe("Cboe DataShop option trades: classification", () => {
     for (const p of prints) for (const [field, value] of Object.entries(p)) expect(value, `line ${p.trade.line} ${field}`).not.toBeNull();
   });
 
-  it("takes a spot at or before a print, else after it, else the stored quote of the session, else 0", () => {
+  it("takes a spot at or before a print — among these trades, else the stored prints before them — else the stored quote of the session, else 0; never a later one", () => {
     const { trades } = parseCboeTrades(excerpt);
     const lines = [24, 11, 25, 2].map((l) => trades.find((t) => t.line === l)!);
     // Line 2 (13:57) has its own spot; 24 (09:30:02) none and no print before it; 11 and 25 after it.
-    expect(sessionSpots(lines)).toEqual([15.1, 15.1, 15.225, 14.75]);
+    expect(sessionSpots(lines)).toEqual([0, 15.1, 15.225, 14.75]);
+    expect(sessionSpots(lines, new Map([["VIX|2016-06-01", 15.3]]))).toEqual([15.3, 15.1, 15.225, 14.75]);
+    expect(sessionSpots(lines, new Map([["VIX|2016-06-01", 15.3]]), new Map([["VIX|2016-06-01", 15.05]]))).toEqual([
+      15.05, 15.1, 15.225, 14.75,
+    ]);
     const [alone] = lines;
     expect(sessionSpots([alone!], new Map([["VIX|2016-06-01", 15.3]]))).toEqual([15.3]);
     expect(sessionSpots([alone!], new Map([["VIX|2016-06-02", 15.3]]))).toEqual([0]);
@@ -316,9 +320,9 @@ describe("Cboe DataShop option trades: loading", () => {
         is_etf_or_index: true,
       });
       expect((big!.executed_at as Date).toISOString()).toBe("2016-06-01T17:32:13.375Z");
-      // The opening print had no quotes at all: the spot of the session's next print, nothing unknown left null.
+      // The opening print had no quotes at all and nothing before it: spot unknown (0), nothing unknown left null.
       const [opening] = (await backend.typedQuery("select * from flow_prints where sequence_number = 223327")).rows;
-      expect(opening).toMatchObject({ underlying_price: 15.1, otm_pct: -5.9603, open_interest: 0, opening: false, iv: 0, delta: 0 });
+      expect(opening).toMatchObject({ underlying_price: 0, otm_pct: 0, open_interest: 0, opening: false, iv: 0, delta: 0 });
       expect(opening).toMatchObject({ open_interest_source: "none", iv_source: "none" });
       const sources = (
         await backend.typedQuery("select iv_source, open_interest_source, count(*)::int as n from flow_prints group by 1, 2 order by 1, 2")
