@@ -17,8 +17,6 @@ const MEMORY_TTL_MS = 2_000;
 const SHARED_MAX_AGE_MS = 13_000;
 /** From this age on, a request served from the copy also refreshes it behind its response: under traffic none waits for the read. */
 const REFRESH_AFTER_MS = 5_000;
-/** The edge's bound on serving a version bumped in Postgres (`docs/decisions.md`). */
-export const VERSION_STALENESS_BOUND_MS = MEMORY_TTL_MS + SHARED_MAX_AGE_MS;
 const KEY = "market:versions";
 
 let memory: (Shared & { seenAt: number }) | undefined;
