@@ -59,6 +59,8 @@ export interface StoredQuote {
 export interface ClassifyContext {
   rate: number;
   dividendYield: number;
+  /** Per underlying, the dividend yield the quotes are solved with; `dividendYield` for the others. */
+  dividendYields?: ReadonlyMap<string, number>;
   /** Each contract's stored quote by OCC symbol, where there is one (open interest, snapshot IV and delta). */
   quotes?: ReadonlyMap<string, StoredQuote>;
   /** The stored equity quote of an underlying in a session, keyed `${underlying}|${sessionDate}`. */
@@ -115,7 +117,7 @@ function volatilityOf(t: OptionTrade, spot: number, ctx: ClassifyContext) {
       K: t.contract.strike,
       T: yearsToExpiry(t.contract.expiration, t.settlement, t.executedAt),
       r: ctx.rate,
-      q: ctx.dividendYield,
+      q: ctx.dividendYields?.get(t.underlying) ?? ctx.dividendYield,
       side: t.contract.side,
     },
     forwardPriced: FORWARD_PRICED.has(t.underlying),

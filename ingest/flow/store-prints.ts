@@ -17,7 +17,7 @@ const UPSERT = updateOnConflict(["option_symbol", "executed_at", "sequence_numbe
 export async function flowContext(
   query: TypedQuery,
   trades: readonly OptionTrade[],
-  pricing: Pick<ClassifyContext, "rate" | "dividendYield">,
+  pricing: Pick<ClassifyContext, "rate" | "dividendYield" | "dividendYields">,
 ): Promise<ClassifyContext> {
   const symbols = [...new Set(trades.map((t) => t.optionSymbol))];
   const sessions = [...new Set(trades.map((t) => t.sessionDate))];

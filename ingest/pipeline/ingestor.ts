@@ -62,7 +62,8 @@ export class Ingestor {
     const { feed } = options;
     this.staged = staged;
     this.lastStatistic = startPositions.get("statistics") ?? 0n;
-    const pricing = { rate: market.rate, dividendYield: 0 };
+    // Trades are priced with the yields the quotes are solved with, so a print's IV matches its chain's.
+    const pricing = { rate: market.rate, dividendYield: 0, dividendYields: market.dividendYields };
     this.trades = new Lane("trades", (batch, through) => writeTrades(db, feed, batch, pricing, through), options.lane);
     this.quotes = new Lane("quotes", (batch, through) => writeQuotes(db, feed, batch, market, through), options.lane);
     this.contracts = new Lane("contracts", (batch, through) => this.writeContracts(batch, through), options.lane);

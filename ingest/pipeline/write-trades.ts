@@ -19,7 +19,7 @@ export async function writeTrades<T extends TradeEvent>(
   db: IngestDatabase,
   feed: string,
   trades: readonly T[],
-  pricing: Pick<ClassifyContext, "rate" | "dividendYield">,
+  pricing: Pick<ClassifyContext, "rate" | "dividendYield" | "dividendYields">,
   through?: bigint,
 ): Promise<{ written: number; skipped: number; prints: FlowPrint<T>[] }> {
   let prints: FlowPrint<T>[] = [];

@@ -4,6 +4,8 @@ import { Ingestor } from "../../ingest/pipeline/ingestor";
 import { readPositions } from "../../ingest/pipeline/positions";
 import type { OccContract } from "../../src/domain/occ";
 import type { SqlBackend } from "../../scripts/sql-endpoint/sql-backend";
+import { bsm } from "../../src/analytics/black-scholes";
+import { yearsToExpiry } from "../../src/domain/market-clock";
 import { ingestDatabase } from "../support/ingest-database";
 import { nanos, OpraStream } from "./opra-stream";
 
@@ -121,5 +123,25 @@ describe("the ingestor", () => {
     const { quotes } = await table();
     expect(quotes.map((q) => new Date(q.as_of as Date).toISOString())).toEqual(Array(4).fill("2026-03-03T14:34:00.000Z"));
     expect((await readPositions(db.typedQuery, FEED)).get("cbbo-1m")).toBe(nanos("2026-03-03T14:34:00Z"));
+  });
+
+  it("prices a trade with its underlying's dividend yield, as the quotes are: its IV is the one the price was made with", async () => {
+    const Q = 0.05;
+    const SIGMA = 0.3;
+    await db.typedQuery(
+      `insert into underlyings (symbol, name, asset_type, logo_url, optionable, in_coverage, dividend_yield) values ('AAPL', 'Apple', 'stock', 'x', true, true, $1)`,
+      [Q],
+    );
+    await db.typedQuery(`insert into equity_quotes (symbol, price, as_of) values ('AAPL', 100, '2026-03-03T14:30:00Z')`);
+    const stream = new OpraStream();
+    const c = contract(100, "call");
+    const at = new Date("2026-03-03T14:31:10Z");
+    const price = bsm({ S: 100, K: 100, T: yearsToExpiry("2026-03-20", "pm", at), r: 0.04, q: Q, sigma: SIGMA, side: "call" }).price;
+    const rounded = Math.round(price * 100) / 100;
+    await run([stream.define(c, "AAPL", "2026-03-03T11:00:00Z"), stream.trade(c, at, rounded, 5, rounded - 0.05, rounded + 0.05)]);
+    const { rows } = await db.typedQuery(`select iv, iv_source from flow_prints`);
+    expect(rows[0]!.iv_source).toBe("trade");
+    // The cent's rounding moves the IV by under 0.001; a yield of 0 would move it by about 0.01.
+    expect(Math.abs(Number(rows[0]!.iv) - SIGMA)).toBeLessThan(0.002);
   });
 });
