@@ -41,7 +41,7 @@ export async function flowContext(
        join flow_prints f on f.option_symbol = b.symbol and f.session_date = b.session
         and (f.executed_at, coalesce(f.sequence_number, -1)) < (b.at, b.seq)
       group by 1, 2`,
-    columnsOf(firstTrades(trades, (t) => t.optionSymbol)),
+    firstTrades(trades, (t) => t.optionSymbol),
   );
   const earlier = await query(
     `select b.symbol, b.session::text as session_date, p.underlying_price
@@ -50,7 +50,7 @@ export async function flowContext(
                  where f.ticker = b.symbol and f.session_date = b.session and f.underlying_price > 0
                    and (f.executed_at, coalesce(f.sequence_number, -1)) < (b.at, b.seq)
                  order by f.executed_at desc, f.sequence_number desc limit 1) p`,
-    firstOfUnderlyings(trades),
+    firstTrades(trades, (t) => t.underlying),
   );
   const orNull = (v: unknown) => (v === null || v === undefined ? null : Number(v));
   return {
@@ -68,29 +68,25 @@ export async function flowContext(
   };
 }
 
-/** The first trade in each session of each contract or underlying (`of`), in (time, sequence) order. */
-function firstTrades(trades: readonly OptionTrade[], of: (t: OptionTrade) => string): OptionTrade[] {
+/**
+ * The first trade in each session of each contract or underlying (`of`), in (time, sequence)
+ * order, as the columns (key, session, time, sequence) a statement unnests.
+ */
+function firstTrades(trades: readonly OptionTrade[], of: (t: OptionTrade) => string) {
   const first = new Map<string, OptionTrade>();
   for (const t of trades) {
     const key = `${t.sessionDate}|${of(t)}`;
     const seen = first.get(key);
     if (!seen || (t.executedAt.getTime() - seen.executedAt.getTime() || t.sequenceNumber - seen.sequenceNumber) < 0) first.set(key, t);
   }
-  return [...first.values()];
+  const starts = [...first.values()];
+  return [
+    starts.map(of),
+    starts.map((t) => t.sessionDate),
+    starts.map((t) => t.executedAt.toISOString()),
+    starts.map((t) => t.sequenceNumber),
+  ];
 }
-
-/** Each underlying's first trade in each session, as (underlying, session, time, sequence) columns. */
-function firstOfUnderlyings(trades: readonly OptionTrade[]) {
-  const starts = firstTrades(trades, (t) => t.underlying);
-  return [starts.map((t) => t.underlying), ...columnsOf(starts).slice(1)];
-}
-
-const columnsOf = (trades: readonly OptionTrade[]) => [
-  trades.map((t) => t.optionSymbol),
-  trades.map((t) => t.sessionDate),
-  trades.map((t) => t.executedAt.toISOString()),
-  trades.map((t) => t.sequenceNumber),
-];
 
 /** One `flow_prints` row, with the vendor's identity of the print. */
 function flowRow(p: FlowPrint): InsertRow<typeof flowPrints> {

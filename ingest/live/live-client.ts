@@ -45,7 +45,8 @@ function session(o: LiveOptions, start: bigint | null): AsyncIterable<DbnItem> {
   };
   const socket = connect({ host: o.host, port: o.port });
   const silence = heartbeatTimeoutMs(o.heartbeatIntervalS ?? DEFAULT_HEARTBEAT_INTERVAL_S);
-  let timer = setTimeout(() => socket.destroy(new Error(`no data or heartbeat for ${silence / 1000} s`)), silence);
+  const arm = () => setTimeout(() => socket.destroy(new Error(`no data or heartbeat for ${silence / 1000} s`)), silence);
+  let timer = arm();
   const fail = (error: Error) => {
     failure ??= error;
     socket.destroy();
@@ -96,7 +97,7 @@ function session(o: LiveOptions, start: bigint | null): AsyncIterable<DbnItem> {
   };
   socket.on("data", (chunk: Buffer) => {
     clearTimeout(timer);
-    timer = setTimeout(() => socket.destroy(new Error(`no data or heartbeat for ${silence / 1000} s`)), silence);
+    timer = arm();
     try {
       let rest: Buffer = chunk;
       while (handshake !== null && rest.length > 0) {

@@ -134,29 +134,26 @@ export class LocalGateway {
       await send(this.system(`Subscription request ${i} for ${schema} data succeeded`, SYSTEM_CODE.SUBSCRIPTION_ACK));
     }
     let lastSent = Date.now();
-    const heartbeatDue = () => Date.now() - lastSent >= heartbeatS * 1000;
+    /** A tick with nothing due: a heartbeat once the interval has passed in silence (never while muted). */
+    const idle = async () => {
+      if (!this.muted && Date.now() - lastSent >= heartbeatS * 1000) {
+        await send(this.system("Heartbeat", SYSTEM_CODE.HEARTBEAT));
+        lastSent = Date.now();
+      }
+      await new Promise((resolve) => setTimeout(resolve, TICK_MS));
+    };
     for await (const record of this.options.records(from)) {
       const schema = schemaOf(record);
       if (schema === null || !schemas.has(schema) || receiveTime(record) < from) continue;
       while (this.muted || receiveTime(record) > this.options.now()) {
         if (socket.destroyed) return;
-        if (!this.muted && heartbeatDue()) {
-          await send(this.system("Heartbeat", SYSTEM_CODE.HEARTBEAT));
-          lastSent = Date.now();
-        }
-        await new Promise((resolve) => setTimeout(resolve, TICK_MS));
+        await idle();
       }
       await send(encodeRecord(record));
       lastSent = Date.now();
     }
     // The feed has ended: the session stays open on heartbeats, as a gateway after the close.
-    while (!socket.destroyed) {
-      if (!this.muted && heartbeatDue()) {
-        await send(this.system("Heartbeat", SYSTEM_CODE.HEARTBEAT));
-        lastSent = Date.now();
-      }
-      await new Promise((resolve) => setTimeout(resolve, TICK_MS));
-    }
+    while (!socket.destroyed) await idle();
   }
 
   private system(msg: string, code: number): Uint8Array {

@@ -1,6 +1,6 @@
 import { bsm } from "../../src/analytics/black-scholes";
 import { yearsToExpiry, type Settlement } from "../../src/domain/market-clock";
-import { parseOcc, type OccContract } from "../../src/domain/occ";
+import { formatOsi, parseOcc, type OccContract } from "../../src/domain/occ";
 import {
   RTYPE,
   STAT_TYPE,
@@ -77,13 +77,6 @@ export interface SessionOptions {
   seed?: number;
 }
 
-/** The OSI raw symbol of a contract: root padded to six characters. */
-function osi(c: OccContract): string {
-  const yymmdd = c.expiration.slice(2).replaceAll("-", "");
-  const strike = String(Math.round(c.strike * 1000)).padStart(8, "0");
-  return `${c.root.padEnd(6, " ")}${yymmdd}${c.side === "call" ? "C" : "P"}${strike}`;
-}
-
 const nsOf = (ms: number) => BigInt(Math.round(ms)) * NS_PER_MS;
 
 /**
@@ -156,7 +149,7 @@ function definition(c: StreamContract, at: bigint): DefinitionRecord {
     kind: "definition",
     ...header(RTYPE.INSTRUMENT_DEF, c.instrumentId, at),
     tsRecv: at,
-    rawSymbol: osi(c.contract),
+    rawSymbol: formatOsi(c.contract),
     underlying: c.underlying,
     asset: c.contract.root,
     instrumentClass: c.contract.side === "call" ? "C" : "P",

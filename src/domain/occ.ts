@@ -34,3 +34,8 @@ export function formatOcc({ root, expiration, side, strike }: OccContract): stri
   const thousandths = Math.round(strike * 1000);
   return `${root}${yymmdd}${side === "call" ? "C" : "P"}${String(thousandths).padStart(8, "0")}`;
 }
+
+/** The OSI form, root padded to six characters (`SPXW  220207P04350000`): OPRA's raw symbols. */
+export function formatOsi(contract: OccContract): string {
+  return contract.root.padEnd(6, " ") + formatOcc(contract).slice(contract.root.length);
+}

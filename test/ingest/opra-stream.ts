@@ -2,17 +2,11 @@ import type { CbboRecord, Cmbp1Record, DbnRecord, DefinitionRecord, StatisticRec
 import type { MarketEvent } from "../../ingest/events";
 import { OpraEventReader } from "../../ingest/opra/from-dbn";
 import { OpraInstruments } from "../../ingest/opra/instruments";
-import { formatOcc, type OccContract } from "../../src/domain/occ";
+import { formatOcc, formatOsi, type OccContract } from "../../src/domain/occ";
 import { cbbo1m, definitionV3, statisticV3, tcbbo } from "./dbn-fixtures";
 
 /** Nanoseconds since the epoch of an instant. */
 export const nanos = (at: string | Date | number): bigint => BigInt(new Date(at).getTime()) * 1_000_000n;
-
-/** The OSI form of a contract: root padded to six characters. */
-const osi = (c: OccContract) => {
-  const compact = formatOcc(c);
-  return c.root.padEnd(6, " ") + compact.slice(c.root.length);
-};
 
 /**
  * OPRA records of made-up contracts, built from the hand-written fixtures' records and read by the
@@ -52,7 +46,7 @@ export class OpraStream {
       instrumentId: this.ids.get(symbol)!,
       tsRecv: nanos(at),
       tsEvent: nanos(at),
-      rawSymbol: osi(c),
+      rawSymbol: formatOsi(c),
       underlying,
       instrumentClass: c.side === "call" ? "C" : "P",
       strikePrice: c.strike,
