@@ -21,6 +21,15 @@ export interface DevRun {
  * printed its demo key, or once it exited or hung.
  */
 export async function startDev(devDir: string, env: Record<string, string> = {}, args: string[] = []): Promise<DevRun> {
+  // A port found free can be taken by another process before wrangler binds it: new ports, once more.
+  for (let attempt = 1; ; attempt++) {
+    const run = await startOnce(devDir, env, args);
+    if (run.up || attempt === 3 || env.PORT || !/Address already in use/.test(run.output())) return run;
+    await run.exited;
+  }
+}
+
+async function startOnce(devDir: string, env: Record<string, string>, args: string[]): Promise<DevRun> {
   const childEnv = {
     ...process.env,
     DEV_DIR: devDir,
