@@ -74,6 +74,11 @@ export interface SessionOptions {
   tradesPerSecond: number;
   /** Minutes of samples and trades; unbounded when omitted (a live market). */
   minutes?: number;
+  /**
+   * The first minute sample (ns; default: the first whole minute). Before it trades only: the
+   * benchmark replays a day's trades at many times real time, then samples every minute.
+   */
+  samplesFrom?: bigint;
   seed?: number;
 }
 
@@ -93,7 +98,8 @@ export function* sessionRecords(market: StreamMarket, options: SessionOptions): 
   for (const c of market.contracts) yield definition(c, start);
   for (const c of market.contracts) yield openInterest(c, start + 1_000n * NS_PER_MS);
   const spots = new Map([...market.underlyings].map(([symbol, u]) => [symbol, u.spot]));
-  let quotes = market.contracts.map((c) => quoteOf(market, c, spots.get(c.underlying)!, Number(start / NS_PER_MS)));
+  // A trade meets the quote of the last whole minute (the session's start at first), priced when traded.
+  let quotedAt = Number(start / NS_PER_MS);
   // Samples at each whole minute after the start, as the vendor's cbbo-1m; trades from after the statistics.
   let from = Number(start / NS_PER_MS) + 1_000;
   let to = Number(((start / MINUTE_NS + 1n) * MINUTE_NS) / NS_PER_MS);
@@ -101,13 +107,15 @@ export function* sessionRecords(market: StreamMarket, options: SessionOptions): 
     // Received 1 ms after execution: a trade executes at least 1 ms before the minute's sample.
     for (let at = from + exponential(random, options.tradesPerSecond); at < to - 1; at += exponential(random, options.tradesPerSecond)) {
       const i = random.int(0, market.contracts.length - 1);
-      const quote = quotes[i]!;
+      const c = market.contracts[i]!;
+      const quote = quoteOf(market, c, spots.get(c.underlying)!, quotedAt);
       if (!(quote.ask > 0.05)) continue;
-      yield trade(market.contracts[i]!, quote, at, random);
+      yield trade(c, quote, at, random);
     }
     for (const [symbol, spot] of spots) spots.set(symbol, spot * Math.exp(SPOT_SIGMA_PER_MINUTE * random.normal()));
-    quotes = market.contracts.map((c) => quoteOf(market, c, spots.get(c.underlying)!, to));
-    for (const [i, c] of market.contracts.entries()) yield sample(c, quotes[i]!, to);
+    quotedAt = to;
+    if (options.samplesFrom !== undefined && nsOf(to) < options.samplesFrom) continue;
+    for (const c of market.contracts) yield sample(c, quoteOf(market, c, spots.get(c.underlying)!, to), to);
   }
 }
 

@@ -50,6 +50,15 @@ describe("the generated session stream", () => {
     expect(stream()).toEqual(records);
   });
 
+  it("with samplesFrom, carries trades only until then: the same trades, and samples from that minute on", () => {
+    const whole = stream();
+    const late = [...sessionRecords(market, { start: START, tradesPerSecond: 0.5, minutes: 3, samplesFrom: nanos("2026-03-03T14:33:00Z") })];
+    expect(late.filter((r) => r.kind !== "cbbo")).toEqual(whole.filter((r) => r.kind !== "cbbo"));
+    const samples = late.filter((r) => r.kind === "cbbo");
+    expect(samples).toHaveLength(10);
+    expect(samples).toEqual(whole.filter((r) => r.kind === "cbbo").slice(20));
+  });
+
   it("written by the pipeline, gives back the market it was made from: IV at the contracts' volatility, the spot, open interest and every trade", async () => {
     const db = await ingestDatabase();
     try {
