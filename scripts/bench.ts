@@ -1,39 +1,14 @@
-import { randomBytes } from "node:crypto";
-import { generateAdminToken } from "../src/domain/admin-token";
-import { AdminClient } from "./lib/admin-client";
 import { databaseUrl, DEV_DATA_DIR, parseArgs } from "./lib/config";
-import { freePort } from "./lib/free-port";
-import { startWorker, waitUntilUp, type WorkerProcess } from "./lib/worker-process";
-import { startNeonHttpServer, type NeonHttpServer } from "./sql-endpoint/neon-http-server";
-import { openBackend, type SqlBackend } from "./sql-endpoint/sql-backend";
+import { openBackend } from "./sql-endpoint/sql-backend";
 import { measureLatency, measureThroughput, requester, tally, type Latency, type Stack } from "./bench/measure";
+import { benchIngest } from "./bench/ingest";
 import { reportGexComputation, reportRawSql } from "./bench/raw-sql";
 import { FLOOR, marketTargets, TARGETS, USAGE, type Target } from "./bench/targets";
+import { BenchStacks } from "./bench/stack";
 import { verdict } from "./bench/verdict";
-
-const BENCH_ACCOUNTS = 80;
 
 interface Figures extends Latency {
   rps: number;
-}
-
-/** A stack the bench started: its Worker and SQL endpoint, to stop at the end. */
-interface Started extends Stack {
-  sql: NeonHttpServer;
-  worker: WorkerProcess;
-}
-
-/** A Worker under `wrangler dev` with its own local SQL endpoint `rtt` ms away, over the same database. */
-async function startStack(backend: SqlBackend, rtt: number, sqlPassword: string, adminToken: string): Promise<Started> {
-  const sql = await startNeonHttpServer(backend, { password: sqlPassword, latencyMs: rtt });
-  const worker = startWorker({
-    port: await freePort(),
-    sqlPort: sql.port,
-    sqlPassword,
-    vars: { BENCH_FLOOR: "true", ADMIN_TOKEN: adminToken },
-    quiet: process.env.BENCH_WORKER_LOGS !== "true",
-  });
-  return { rtt, url: worker.url, sql, worker, trips: () => [sql.trips.of("market"), sql.trips.of("control")] };
 }
 
 /** `--db-rtt 0,40`: the distances to run side by side, ascending. */
@@ -94,6 +69,20 @@ function printTable(stacks: Stack[], results: [Target, Figures[]][]): void {
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
+  if (process.argv.slice(2).includes("ingest")) {
+    const number = (name: string, fallback: number) => {
+      const value = Number(args.get(name) ?? fallback);
+      if (!(value > 0)) throw new Error(`--${name} takes a positive number`);
+      return value;
+    };
+    return benchIngest({
+      speed: number("speed", 40),
+      tradesPerSecond: number("trades-per-second", 135),
+      minutes: Math.round(number("minutes", 391)),
+      quoteMinutes: Math.round(number("quote-minutes", 5)),
+      idleSeconds: number("idle-seconds", 60),
+    });
+  }
   const seconds = Number(args.get("seconds") ?? 10);
   const connections = Number(args.get("connections") ?? 2);
   const samples = Number(args.get("samples") ?? 500);
@@ -108,25 +97,12 @@ async function main(): Promise<void> {
     .catch(() => ({ rows: [] as Record<string, unknown>[] }));
   const contracts = (rows[0]?.contracts as number | undefined) ?? 0;
   if (contracts === 0) throw new Error("no market data: run `npm run seed -- --size full` (with DATABASE_URL) first");
-  const sqlPassword = randomBytes(24).toString("hex");
-  const adminToken = generateAdminToken();
-  const stacks: Started[] = [];
+  const run = new BenchStacks(backend);
+  const stacks = run.stacks;
   try {
     // One after the other: two `wrangler dev` starting at once can race for the same internal port.
-    for (const rtt of rtts) {
-      stacks.push(await startStack(backend, rtt, sqlPassword, adminToken));
-      await waitUntilUp(`${stacks.at(-1)!.url}/health`, 120_000);
-    }
-    // The stacks share the control database: accounts made through one are known to all.
-    const admin = new AdminClient(stacks[0]!.url, adminToken);
-    const run = `bench-${Date.now().toString(36)}`;
-    const keys: string[] = [];
-    for (let i = 0; i < BENCH_ACCOUNTS; i++) {
-      const created = await admin.createAccount({ name: `${run}-${i}`, status: "active", plan: "basic" });
-      const key = created.ok ? await admin.createKey(`${run}-${i}`) : undefined;
-      if (!key?.ok) throw new Error("could not create benchmark accounts");
-      keys.push(key.body.key);
-    }
+    for (const rtt of rtts) await run.start(rtt);
+    const keys = await run.accountKeys();
     console.log(
       `dataset: ${contracts} contracts on ${backend.kind}; database round trip +${rtts.join(" ms and +")} ms, side by side; ` +
         `latency from ${samples} interleaved rounds of sequential requests, throughput from ${seconds} s at ${connections} connections\n`,
@@ -157,17 +133,14 @@ async function main(): Promise<void> {
     await reportRawSql(
       backend,
       stacks.map((s) => ({ rtt: s.rtt, port: s.sql.port })),
-      sqlPassword,
+      run.sqlEndpointPassword,
       market,
       p50s,
       samples,
     );
     reportGexComputation();
   } finally {
-    for (const s of stacks) {
-      s.worker.stop();
-      await s.sql.close();
-    }
+    await run.stop();
     await backend.close();
   }
 }

@@ -3,14 +3,12 @@ import { dirname } from "node:path";
 import { parseArgs } from "node:util";
 import { followLive } from "../ingest/live/follow-live";
 import { LiveAuthError } from "../ingest/live/live-client";
-import { API_KEY_LENGTH } from "../ingest/live/protocol";
+import { API_KEY_LENGTH, OPRA_FEED } from "../ingest/live/protocol";
 import type { FeedReport } from "../ingest/replay/replay";
 import { replayFiles } from "../ingest/replay/replay";
 import { databaseUrl, DEV_DATA_DIR, MIGRATIONS_DIR } from "./lib/config";
 import { openBackend } from "./sql-endpoint/sql-backend";
 
-/** The positions of the OPRA feed, shared by its files and its live gateway (the same records). */
-const FEED = "databento-opra";
 const DEFAULT_GATEWAY = "opra-pillar.lsg.databento.com:13000";
 
 const USAGE = `usage: npm run ingest -- --feed databento
@@ -75,8 +73,9 @@ async function main(): Promise<number> {
   try {
     await backend.migrate(MIGRATIONS_DIR);
     let report: FeedReport;
-    if (run.kind === "replay") report = await replayFiles(backend, run.files, { feed: FEED, speed: run.speed, log, signal: stop.signal });
-    else report = await followLive(backend, { ...run, feed: FEED, log, signal: stop.signal });
+    if (run.kind === "replay")
+      report = await replayFiles(backend, run.files, { feed: OPRA_FEED, speed: run.speed, log, signal: stop.signal });
+    else report = await followLive(backend, { ...run, feed: OPRA_FEED, log, signal: stop.signal });
     log({ event: run.kind === "replay" ? "ingest_replayed" : "ingest_stopped", ...report });
   } catch (error) {
     if (!(error instanceof LiveAuthError)) throw error;

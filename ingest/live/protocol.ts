@@ -14,6 +14,8 @@ export const API_KEY_LENGTH = 32;
 const BUCKET_ID_LENGTH = 5;
 
 export const OPRA_DATASET = "OPRA.PILLAR";
+/** The feed name our positions of Databento's OPRA data are stored under, whichever transport brought them (files or live). */
+export const OPRA_FEED = "databento-opra";
 /** The schemas the pipeline reads, each one subscription. */
 export const LIVE_SCHEMAS = ["definition", "statistics", "cbbo-1m", "tcbbo"] as const;
 export type LiveSchema = (typeof LIVE_SCHEMAS)[number];

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { LiveAuthError } from "../../ingest/live/live-client";
 import { followLive } from "../../ingest/live/follow-live";
+import { OPRA_FEED } from "../../ingest/live/protocol";
 import { receiveTime } from "../../ingest/replay/feed-files";
 import type { SqlBackend } from "../sql-endpoint/sql-backend";
 import { loadStreamMarket, sessionRecords } from "../generator/session-stream";
@@ -37,7 +38,7 @@ export async function startDevMarket(backend: SqlBackend, log: (line: string) =>
     host: "127.0.0.1",
     port: gateway.port,
     apiKey,
-    feed: "databento-opra",
+    feed: OPRA_FEED,
     heartbeatIntervalS: 5,
     signal: stop.signal,
     log: (fields) => {

@@ -52,7 +52,9 @@ describe("the generated session stream", () => {
 
   it("with samplesFrom, carries trades only until then: the same trades, and samples from that minute on", () => {
     const whole = stream();
-    const late = [...sessionRecords(market, { start: START, tradesPerSecond: 0.5, minutes: 3, samplesFrom: nanos("2026-03-03T14:33:00Z") })];
+    const late = [
+      ...sessionRecords(market, { start: START, tradesPerSecond: 0.5, minutes: 3, samplesFrom: nanos("2026-03-03T14:33:00Z") }),
+    ];
     expect(late.filter((r) => r.kind !== "cbbo")).toEqual(whole.filter((r) => r.kind !== "cbbo"));
     const samples = late.filter((r) => r.kind === "cbbo");
     expect(samples).toHaveLength(10);

@@ -1,0 +1,48 @@
+import { createInterface } from "node:readline";
+import { receiveTime } from "../../ingest/replay/feed-files";
+import { loadStreamMarket, sessionRecords } from "../generator/session-stream";
+import { LocalGateway } from "../feed/local-gateway";
+import { openBackend } from "../sql-endpoint/sql-backend";
+import { databaseUrl } from "../lib/config";
+import { feedTimeAt, planFromWire, type FeedPlan } from "./feed-clock";
+
+/**
+ * The ingest benchmark's feed, in a process of its own (its generator's CPU is not the API's or
+ * the ingestor's): the full-size market's session from `DATABASE_URL`, served by the local gateway
+ * on the plan's clock. The key comes in `BENCH_FEED_KEY`, the plan as JSON in `BENCH_FEED_PLAN`;
+ * the clock holds at the plan's start until a line `go` arrives on stdin. Reports JSON lines on stdout.
+ */
+async function main(): Promise<void> {
+  const plan = planFromWire(JSON.parse(process.env.BENCH_FEED_PLAN ?? "") as FeedPlan<string>);
+  const backend = await openBackend({ databaseUrl: databaseUrl(), dataDir: "" });
+  const market = await loadStreamMarket(backend.typedQuery);
+  await backend.close();
+  let goAt: number | null = null;
+  const gateway = await LocalGateway.start({
+    apiKey: process.env.BENCH_FEED_KEY ?? "",
+    records: async function* (from) {
+      const session = sessionRecords(market, {
+        start: plan.start,
+        tradesPerSecond: plan.tradesPerSecond,
+        minutes: plan.minutes,
+        samplesFrom: plan.samplesFrom,
+      });
+      for (const record of session) if (from === null || receiveTime(record) >= from) yield record;
+    },
+    now: () => (goAt === null ? plan.hold : feedTimeAt(plan, Date.now() - goAt)),
+  });
+  const say = (fields: Record<string, unknown>) => console.log(JSON.stringify(fields));
+  say({ event: "feed_ready", port: gateway.port, contracts: market.contracts.length });
+  for await (const line of createInterface({ input: process.stdin })) {
+    if (line.trim() === "go" && goAt === null) {
+      goAt = Date.now();
+      say({ event: "feed_go", wallMs: goAt });
+    }
+  }
+  await gateway.close();
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});

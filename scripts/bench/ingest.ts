@@ -1,0 +1,318 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { createInterface } from "node:readline";
+import { addDays, newYorkInstant, sessionCloseAt, sessionOnOrAfter, todayInNewYork } from "../../src/domain/calendar";
+import { API_KEY_LENGTH, OPRA_FEED } from "../../ingest/live/protocol";
+import { databaseUrl } from "../lib/config";
+import { openBackend, type SqlBackend } from "../sql-endpoint/sql-backend";
+import { elapsedAt, planToWire, type FeedPlan } from "./feed-clock";
+import { sampleLatency, VisibilityProbe, watchQuoteMinutes, type Phase } from "./ingest-probes";
+import { percentile } from "./measure";
+import { explainWritePath } from "./ingest-explain";
+import { BenchStacks } from "./stack";
+import { marketTargets, USAGE } from "./targets";
+
+const NS_PER_MS = 1_000_000n;
+const MINUTE_NS = 60_000n * NS_PER_MS;
+
+export interface IngestBenchOptions {
+  /** Times real time the day's trades are replayed at. */
+  speed: number;
+  /** Trades per second across the market, on average over the session (3.2 M a day at 135). */
+  tradesPerSecond: number;
+  /** Minutes of the session from 09:29 ET (391: to the close). */
+  minutes: number;
+  /** The session's last minutes, at real time, with a sample of every contract each minute. */
+  quoteMinutes: number;
+  /** Seconds of warm-endpoint latency taken before the feed starts. */
+  idleSeconds: number;
+}
+
+/** A written batch, as the ingestor logged it, with the wall time the benchmark read the line. */
+interface Written {
+  lane: string;
+  events: number;
+  ms: number;
+  newest: bigint;
+  at: number;
+}
+
+/** The first whole session after today and after the stored one that closes at 16:00 ET: a full day, never seen by the market. */
+async function feedDay(backend: SqlBackend): Promise<string> {
+  const { rows } = await backend.typedQuery(`select session_date::text as d from market_state where id = 1`);
+  const stored = (rows[0]?.d as string | undefined) ?? "";
+  let day = sessionOnOrAfter(addDays([todayInNewYork(), stored].sort().at(-1)!, 1));
+  while (sessionCloseAt(day).getTime() !== newYorkInstant(day, 16).getTime()) day = sessionOnOrAfter(addDays(day, 1));
+  return day;
+}
+
+function planFor(day: string, o: IngestBenchOptions): FeedPlan {
+  const start = BigInt(newYorkInstant(day, 9, 29).getTime()) * NS_PER_MS;
+  const end = start + BigInt(o.minutes) * MINUTE_NS;
+  const samplesFrom = end - BigInt(o.quoteMinutes - 1) * MINUTE_NS;
+  return {
+    start,
+    // Past the statistics by more than the ingestor's 30 s of quiet, so their open interest is switched in before the run.
+    hold: start + 35_000n * NS_PER_MS,
+    // A minute of trades at real time before the first full sample.
+    realtimeFrom: samplesFrom - MINUTE_NS,
+    samplesFrom,
+    speed: o.speed,
+    tradesPerSecond: o.tradesPerSecond,
+    minutes: o.minutes,
+  };
+}
+
+/** A child process of this script, its JSON lines handed to `on`; it inherits the environment plus `env`. */
+function child(script: string, args: string[], env: Record<string, string>, on: (fields: Record<string, unknown>) => void): ChildProcess {
+  const proc = spawn(process.execPath, ["--import", "tsx", script, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  createInterface({ input: proc.stdout! }).on("line", (line) => {
+    try {
+      on(JSON.parse(line) as Record<string, unknown>);
+    } catch {
+      console.log(line);
+    }
+  });
+  return proc;
+}
+
+function until(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  return new Promise((resolve, reject) => {
+    const timer = setInterval(() => {
+      if (check()) {
+        clearInterval(timer);
+        resolve();
+      } else if (Date.now() > deadline) {
+        clearInterval(timer);
+        reject(new Error(`ingest benchmark: timed out waiting for ${what}`));
+      }
+    }, 100);
+  });
+}
+
+const fmt = (ms: number) => (Number.isFinite(ms) ? (ms / 1000).toFixed(2) : "–");
+const p = (values: number[], q: number) =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    q,
+  );
+
+/**
+ * `npm run bench -- ingest`: a generated full-size session streamed through the local gateway
+ * into the real ingestor (`npm run ingest -- --feed databento`, its own process) over the
+ * PostgreSQL database in `DATABASE_URL`, while the API is measured through a Worker. Phases: idle;
+ * setup (the day's definitions and statistics, as the morning brings them); trades (the day's
+ * trades at `speed` × real time); quotes (the last minutes at real time, every contract sampled
+ * each minute, trades flowing). Prints ingest rates, how soon trades and quotes show through the
+ * API, warm-endpoint latency per phase against idle, and the write path's plans.
+ */
+export async function benchIngest(options: IngestBenchOptions): Promise<void> {
+  const url = databaseUrl();
+  if (!url) throw new Error("the ingest benchmark runs on PostgreSQL: set DATABASE_URL to a full-size market (docs/benchmarks.md)");
+  const backend = await openBackend({ databaseUrl: url, dataDir: "" });
+  const stacks = new BenchStacks(backend);
+  const children: ChildProcess[] = [];
+  let phase: Phase | null = "idle";
+  try {
+    const day = await feedDay(backend);
+    const plan = planFor(day, options);
+    // The benchmark's day is new to the database: the feed starts from its beginning.
+    await backend.typedQuery(`delete from feed_positions where feed = $1`, [OPRA_FEED]);
+    const stack = await stacks.start(0);
+    const keys = await stacks.accountKeys();
+    const market = await marketTargets(backend);
+    const warm = [USAGE, ...market.targets.filter((t) => t.kind === "warm")];
+
+    const feedKey = `db-${randomBytes(24)
+      .toString("base64url")
+      .slice(0, API_KEY_LENGTH - 3)}`;
+    let feedPort = 0;
+    let goAt: number | null = null;
+    let contracts = 0;
+    const feed = child(
+      "scripts/bench/ingest-feed.ts",
+      [],
+      { BENCH_FEED_KEY: feedKey, BENCH_FEED_PLAN: JSON.stringify(planToWire(plan)) },
+      (f) => {
+        if (f.event === "feed_ready") [feedPort, contracts] = [Number(f.port), Number(f.contracts)];
+        if (f.event === "feed_go") goAt = Number(f.wallMs);
+      },
+    );
+    children.push(feed);
+    await until(() => feedPort > 0, 600_000, "the feed");
+    const scheduledAt = (feedNs: bigint) => (goAt === null ? null : goAt + elapsedAt(plan, feedNs));
+    console.log(
+      `ingest benchmark: ${contracts} contracts streamed for ${day}: ${options.minutes} minutes from 09:29 ET at ` +
+        `~${options.tradesPerSecond} trades/s, ${options.speed}× real time until ${new Date(Number(plan.realtimeFrom / NS_PER_MS)).toISOString()}, ` +
+        `then real time with a sample of every contract each minute (${options.quoteMinutes} minutes)`,
+    );
+
+    const latency = new Map<Phase, Map<string, number[]>>();
+    const latencyErrors = new Map<string, number>();
+    const current = () => phase;
+    // Each client its own accounts: the plan's in-flight cap counts per account.
+    const sampling = sampleLatency(stack, warm, keys.slice(0, 60), current, latency, latencyErrors);
+    const probe = new VisibilityProbe(stack.url, keys.slice(60, 78), market.largest, day, (ms) => scheduledAt(BigInt(ms) * NS_PER_MS));
+    const probing = probe.run(current);
+    const quoteSeen = new Map<number, number>();
+    const watching = watchQuoteMinutes(stack.url, keys[78]!, market.batch[0]!, current, quoteSeen);
+    await new Promise((resolve) => setTimeout(resolve, options.idleSeconds * 1000));
+
+    phase = "setup";
+    const setupFrom = Date.now();
+    const written: Written[] = [];
+    let openInterestAt = 0;
+    const ingestor = child(
+      "scripts/ingest.ts",
+      ["--feed", "databento"],
+      { DATABENTO_API_KEY: feedKey, DATABENTO_GATEWAY: `127.0.0.1:${feedPort}` },
+      (f) => {
+        if (f.event === "ingest_written") {
+          written.push({
+            lane: String(f.lane),
+            events: Number(f.events),
+            ms: Number(f.ms),
+            newest: BigInt(String(f.newest)),
+            at: Date.now(),
+          });
+        } else if (f.event === "ingest_open_interest") openInterestAt = Date.now();
+        else if (f.event === "ingest_write_failed" || f.event === "feed_gap") console.log(`ingestor: ${JSON.stringify(f)}`);
+      },
+    );
+    children.push(ingestor);
+    await until(() => openInterestAt > 0, 3_600_000, "the day's definitions and open interest");
+    const setup = written.filter((w) => w.lane === "contracts");
+
+    feed.stdin!.write("go\n");
+    await until(() => goAt !== null, 10_000, "the feed's start");
+    phase = "trades";
+    const end = plan.start + BigInt(options.minutes) * MINUTE_NS;
+    const quotesFrom = scheduledAt(plan.realtimeFrom)!;
+    await until(() => Date.now() >= quotesFrom, 24 * 3_600_000, "the real-time minutes");
+    phase = "quotes";
+    const lastMinute = end;
+    await until(() => Date.now() >= scheduledAt(end)!, 3_600_000, "the session's end");
+    phase = "drain";
+    const lastQuotes = () => written.some((w) => w.lane === "quotes" && w.newest >= lastMinute);
+    await until(lastQuotes, 600_000, "the last minute's quotes").catch((e: Error) => console.log(e.message));
+    // The edge learns of the last minute within its 15-s bound.
+    await until(() => quoteSeen.has(Number(lastMinute / NS_PER_MS)), 30_000, "the last minute through the API").catch(() => undefined);
+    phase = null;
+    await Promise.all([sampling, probing, watching]);
+    ingestor.kill("SIGTERM");
+    await new Promise((resolve) => ingestor.once("exit", resolve));
+
+    report({
+      plan,
+      options,
+      setup,
+      setupMs: openInterestAt - setupFrom,
+      written,
+      goAt: goAt!,
+      scheduledAt,
+      latency,
+      latencyErrors,
+      probe,
+      quoteSeen,
+    });
+    await explainWritePath(backend);
+  } finally {
+    phase = null;
+    for (const c of children) if (c.exitCode === null) c.kill("SIGTERM");
+    await stacks.stop();
+    await backend.close();
+  }
+}
+
+interface Report {
+  plan: FeedPlan;
+  options: IngestBenchOptions;
+  setup: Written[];
+  setupMs: number;
+  written: Written[];
+  goAt: number;
+  scheduledAt: (feedNs: bigint) => number | null;
+  latency: Map<Phase, Map<string, number[]>>;
+  latencyErrors: Map<string, number>;
+  probe: VisibilityProbe;
+  quoteSeen: Map<number, number>;
+}
+
+function report(r: Report): void {
+  const { plan, written } = r;
+  const setupEvents = r.setup.reduce((n, w) => n + w.events, 0);
+  console.log(`\nsetup: ${setupEvents} definitions and statistics written and open interest switched in ${fmt(r.setupMs)} s`);
+
+  // Trades: the fast part's batches, their rate and how far behind the feed's clock each committed.
+  const trades = written.filter((w) => w.lane === "trades" && w.newest > plan.hold);
+  const fast = trades.filter((w) => w.newest < plan.realtimeFrom);
+  const fastCount = fast.reduce((n, w) => n + w.events, 0);
+  const fastWall = (fast.at(-1)?.at ?? r.goAt) - r.goAt;
+  const behind = (ws: Written[]) => ws.map((w) => w.at - r.scheduledAt(w.newest)!);
+  console.log(
+    `trades at ${plan.speed}× real time: ${fastCount} in ${fmt(fastWall)} s = ${(fastCount / (fastWall / 1000)).toFixed(0)} trades/s ingested ` +
+      `(offered ${(fastCount / (Number(plan.realtimeFrom - plan.hold) / 1e9 / plan.speed)).toFixed(0)}/s; target ≥ 4,000/s); ` +
+      `batches ${fast.length}, write p50 ${p(
+        fast.map((w) => w.ms),
+        50,
+      ).toFixed(0)} ms p99 ${p(
+        fast.map((w) => w.ms),
+        99,
+      ).toFixed(0)} ms; ` +
+      `newest trade of a batch committed p50 ${fmt(p(behind(fast), 50))} s p99 ${fmt(p(behind(fast), 99))} s after the gateway sent it`,
+  );
+  for (const [name, seen] of [
+    ["/v1/flow", r.probe.flow],
+    ["/v1/flow/net", r.probe.net],
+  ] as const) {
+    for (const ph of ["trades", "quotes"] as const) {
+      const ms = seen.filter((s) => s.phase === ph).map((s) => s.ms);
+      console.log(
+        `  visible in ${name} (${ph} phase): ${ms.length} prints, p50 ${fmt(p(ms, 50))} s p99 ${fmt(p(ms, 99))} s (targets ≤ 1 s, ≤ 3 s)`,
+      );
+    }
+  }
+
+  // Quotes: each sampled minute's write, from the minute's end to its commit and to the API.
+  console.log("\nminute        samples   write s   committed after s   visible in /v1/options/quotes after s (target: ≤ 30 s p99)");
+  const minutes: number[] = [];
+  for (let m = plan.samplesFrom; m <= plan.start + BigInt(r.options.minutes) * MINUTE_NS; m += MINUTE_NS)
+    minutes.push(Number(m / NS_PER_MS));
+  const after: number[] = [];
+  for (const m of minutes) {
+    const batches = written.filter((w) => w.lane === "quotes" && Number(w.newest / NS_PER_MS) === m);
+    const due = r.scheduledAt(BigInt(m) * NS_PER_MS)!;
+    const committed = batches.at(-1)?.at;
+    const visible = r.quoteSeen.get(m);
+    if (committed !== undefined) after.push(committed - due);
+    console.log(
+      new Date(m).toISOString().slice(11, 16).padEnd(14) +
+        String(batches.reduce((n, w) => n + w.events, 0)).padStart(7) +
+        fmt(batches.reduce((n, w) => n + w.ms, 0)).padStart(10) +
+        (committed === undefined ? "not written" : fmt(committed - due)).padStart(20) +
+        (visible === undefined ? "–" : fmt(visible - due)).padStart(20),
+    );
+  }
+  console.log(`quote minutes committed after the minute's end: p50 ${fmt(p(after, 50))} s, max ${fmt(Math.max(...after))} s`);
+
+  // The API under load: each warm endpoint's p50 per phase against idle.
+  const phases: Phase[] = ["idle", "trades", "quotes"];
+  console.log(
+    `\n${"warm endpoint".padEnd(46)}${phases.map((ph) => `p50 ${ph}`.padStart(13)).join("")}${"ratio".padStart(8)}  (target ≤ 1.3×)`,
+  );
+  for (const [name, idle] of r.latency.get("idle") ?? []) {
+    const p50s = phases.map((ph) => p(r.latency.get(ph)?.get(name) ?? [], 50));
+    const ratio = Math.max(p50s[1]!, p50s[2]!) / p50s[0]!;
+    console.log(
+      name.padEnd(46) +
+        p50s.map((v) => `${v.toFixed(2)} ms`.padStart(13)).join("") +
+        `${ratio.toFixed(2)}×`.padStart(8) +
+        `  (${idle.length} idle samples)`,
+    );
+  }
+  for (const [outcome, n] of [...r.latencyErrors, ...r.probe.errors]) console.log(`unexpected answers: ${outcome} ×${n}`);
+}
