@@ -1,6 +1,6 @@
 import { getTableColumns, getTableName } from "drizzle-orm";
 import type { PgTable } from "drizzle-orm/pg-core";
-import type { TypedQuery } from "./database";
+import type { CopyRows, CopyValue, TypedQuery } from "./database";
 
 const CHUNK_ROWS = 20_000;
 
@@ -59,4 +59,22 @@ export function updateOnConflict(key: string[], where = ""): (columns: string[])
       .filter((c) => !key.includes(c))
       .map((c) => `${c} = excluded.${c}`)
       .join(", ")}`;
+}
+
+/**
+ * Copies rows of `table`'s shape into `into` (a staging table like it) by COPY; returns the SQL
+ * names of the columns written, those the first row names, in the table's order.
+ */
+export async function bulkCopy<T extends PgTable>(copy: CopyRows, table: T, into: string, rows: readonly InsertRow<T>[]): Promise<string[]> {
+  const first = rows[0] as Record<string, unknown> | undefined;
+  if (!first) return [];
+  const columns = Object.entries(getTableColumns(table)).filter(([key]) => key in first);
+  await copy(
+    into,
+    columns.map(([, column]) => column.name),
+    (function* () {
+      for (const row of rows as Record<string, unknown>[]) yield columns.map(([key]) => (row[key] ?? null) as CopyValue);
+    })(),
+  );
+  return columns.map(([, column]) => column.name);
 }

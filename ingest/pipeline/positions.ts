@@ -1,5 +1,5 @@
 import type { FeedPosition } from "../events";
-import type { IngestDatabase, TypedQuery } from "./database";
+import type { CopyRows, IngestDatabase, TypedQuery } from "./database";
 import { bumpScopes, type Touched } from "./versions";
 
 export type FeedSchema = FeedPosition["schema"];
@@ -55,13 +55,13 @@ export async function writeAtPositions<E extends { position: FeedPosition }>(
   db: IngestDatabase,
   feed: string,
   events: readonly E[],
-  write: (query: TypedQuery, pending: E[]) => Promise<Touched | void>,
+  write: (query: TypedQuery, pending: E[], copy: CopyRows) => Promise<Touched | void>,
   through?: bigint,
 ): Promise<{ written: number; skipped: number }> {
-  return db.typedTransaction(async (query) => {
+  return db.typedTransaction(async (query, copy) => {
     const stored = await readPositions(query, feed);
     const pending = events.filter((e) => isPending(stored, e.position));
-    const touched = pending.length > 0 ? await write(query, pending) : undefined;
+    const touched = pending.length > 0 ? await write(query, pending, copy) : undefined;
     const complete = through === undefined ? events : events.filter((e) => e.position.tsRecv <= through);
     await advancePositions(query, feed, batchPositions(complete));
     if (touched) await bumpScopes(query, touched);

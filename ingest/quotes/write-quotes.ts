@@ -4,8 +4,8 @@ import { sessionOnOrBefore, todayInNewYork } from "../../src/domain/calendar";
 import { yearsToExpiry } from "../../src/domain/market-clock";
 import { optionQuotes } from "../../src/db/schema";
 import type { QuoteEvent } from "../events";
-import { bulkInsert, type InsertRow } from "../pipeline/bulk-insert";
-import type { IngestDatabase, TypedQuery } from "../pipeline/database";
+import { bulkCopy, type InsertRow } from "../pipeline/bulk-insert";
+import type { CopyRows, IngestDatabase, TypedQuery } from "../pipeline/database";
 import { writeAtPositions } from "../pipeline/positions";
 import { contractScopes } from "../pipeline/versions";
 import { OptionBook } from "./option-book";
@@ -81,23 +81,56 @@ function quoteRow(event: QuoteEvent, spot: number | null, r: number, q: number):
   };
 }
 
+/** Columns a sample never changes (the contract's terms). */
+const CONTRACT_COLUMNS = new Set(["option_symbol", "underlying", "root", "expiration", "strike", "side", "settlement", "multiplier"]);
+
 /**
- * A sample never replaces a newer quote; the session's last price and volume stay unless the
- * stored ones are of an earlier session (the volume then starts again at 0, the trades add to it).
+ * A sample's assignments to a stored quote (`stored`) from its row (`sample`): the session's last
+ * price and volume stay unless the stored ones are of an earlier session (the volume then starts
+ * again at 0, the trades add to it).
  */
-const UPSERT_QUOTE = (columns: string[]) => `on conflict (option_symbol) do update set ${columns
-  .filter((c) => !["option_symbol", "underlying", "root", "expiration", "strike", "side", "settlement", "multiplier"].includes(c))
-  .map((c) =>
-    c === "last"
-      ? "last = coalesce(excluded.last, option_quotes.last)"
-      : c === "volume"
-        ? `volume = case when (option_quotes.last_trade_at at time zone 'America/New_York')::date
-                             = (excluded.as_of at time zone 'America/New_York')::date
-                         then option_quotes.volume else 0 end`
-        : `${c} = excluded.${c}`,
-  )
-  .join(", ")}
-  where option_quotes.as_of is null or option_quotes.as_of <= excluded.as_of`;
+const assignments = (columns: string[], stored: string, sample: string) =>
+  columns
+    .filter((c) => !CONTRACT_COLUMNS.has(c))
+    .map((c) =>
+      c === "last"
+        ? `last = coalesce(${sample}.last, ${stored}.last)`
+        : c === "volume"
+          ? `volume = case when (${stored}.last_trade_at at time zone 'America/New_York')::date
+                             = (${sample}.as_of at time zone 'America/New_York')::date
+                       then ${stored}.volume else 0 end`
+          : `${c} = ${sample}.${c}`,
+    )
+    .join(", ");
+
+/** Where a minute's rows are staged (a temporary table of the session, emptied at commit). */
+const STAGE = "quote_minute";
+
+/**
+ * Applies a minute's rows: staged by COPY, then one join updates the stored quotes (a sample never
+ * replaces a newer quote) and contracts not yet stored are inserted. The join is a merge on the
+ * symbol, so rows are locked in symbol order as every writer of option_quotes locks them (two
+ * lanes' batches never deadlock), with the minute's sort in memory.
+ */
+async function applyQuoteRows(query: TypedQuery, copy: CopyRows, rows: InsertRow<typeof optionQuotes>[]): Promise<void> {
+  await query(`create temp table if not exists ${STAGE} (like option_quotes) on commit delete rows`);
+  const columns = await bulkCopy(copy, optionQuotes, STAGE, rows);
+  await query(`set local work_mem = '256MB'`);
+  await query(`set local enable_hashjoin = off`);
+  await query(
+    `update option_quotes o set ${assignments(columns, "o", "s")}
+       from (select * from ${STAGE} order by option_symbol) s
+      where o.option_symbol = s.option_symbol and (o.as_of is null or o.as_of <= s.as_of)`,
+  );
+  await query(
+    `insert into option_quotes (${columns.join(", ")})
+     select ${columns.join(", ")} from ${STAGE} s
+      where not exists (select 1 from option_quotes o where o.option_symbol = s.option_symbol)
+      order by option_symbol
+     on conflict (option_symbol) do update set ${assignments(columns, "option_quotes", "excluded")}
+      where option_quotes.as_of is null or option_quotes.as_of <= excluded.as_of`,
+  );
+}
 
 /**
  * Writes a batch of minute samples (cbbo-1m: only the contracts that changed) and moves the feed's
@@ -118,7 +151,7 @@ export async function writeQuotes(
     db,
     feed,
     quotes,
-    async (query, pending) => {
+    async (query, pending, copy) => {
       // A contract sampled in several minutes of the batch keeps its newest row.
       const rows = new Map<string, InsertRow<typeof optionQuotes>>();
       const spots = new Map<string, { price: number; asOf: string }>();
@@ -137,9 +170,7 @@ export async function writeQuotes(
           rows.set(e.optionSymbol, row);
         }
       }
-      // In symbol order, as every writer of option_quotes: two lanes' batches then never deadlock.
-      const sorted = [...rows.values()].sort((a, b) => (a.optionSymbol < b.optionSymbol ? -1 : 1));
-      await bulkInsert(query, optionQuotes, sorted, UPSERT_QUOTE);
+      await applyQuoteRows(query, copy, [...rows.values()]);
       await writeSpots(query, spots);
       const asOf = pending.at(-1)!.asOf;
       await moveSession(query, asOf);

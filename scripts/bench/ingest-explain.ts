@@ -60,7 +60,7 @@ export async function explainWritePath(backend: SqlBackend, tradeCount = 2_000, 
     const db: IngestDatabase = {
       typedQuery: backend.typedQuery,
       typedTransaction: (body) =>
-        backend.typedTransaction(async (query) => {
+        backend.typedTransaction(async (query, copy) => {
           const explaining: TypedQuery = async (text, params) => {
             if (!/^\s*(insert|update|delete)/i.test(text)) return query(text, params);
             const plan = await query(`explain (analyze, buffers, costs off) ${text}`, params);
@@ -69,7 +69,7 @@ export async function explainWritePath(backend: SqlBackend, tradeCount = 2_000, 
             );
             return { rows: [] };
           };
-          await body(explaining);
+          await body(explaining, copy);
           throw new RolledBack();
         }),
     };

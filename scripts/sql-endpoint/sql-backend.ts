@@ -4,7 +4,11 @@ import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
 import { migrate as migratePg } from "drizzle-orm/node-postgres/migrator";
-import type { IngestDatabase, TypedQuery } from "../../ingest/pipeline/database";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { from as copyFrom } from "pg-copy-streams";
+import { copyText } from "../../ingest/pipeline/copy-text";
+import type { CopyRows, IngestDatabase, TypedQuery } from "../../ingest/pipeline/database";
 
 /** A column of a raw result, as the Postgres wire protocol describes it. */
 export interface FieldInfo {
@@ -157,10 +161,17 @@ class PgliteBackend implements SqlBackend {
     return { rows: result.rows };
   };
 
-  async typedTransaction<T>(body: (query: TypedQuery) => Promise<T>): Promise<T> {
+  async typedTransaction<T>(body: (query: TypedQuery, copy: CopyRows) => Promise<T>): Promise<T> {
     return this.#available(() =>
       this.#db.transaction((tx) =>
-        body(async (text, params = []) => ({ rows: (await tx.query<Record<string, unknown>>(text, params)).rows })),
+        body(
+          async (text, params = []) => ({ rows: (await tx.query<Record<string, unknown>>(text, params)).rows }),
+          // PGlite reads COPY data from a blob it is handed as /dev/blob.
+          async (table, columns, rows) => {
+            const blob = new Blob([...copyText(rows)]);
+            await tx.query(`copy ${table} (${columns.join(", ")}) from '/dev/blob'`, [], { blob });
+          },
+        ),
       ),
     );
   }
@@ -275,13 +286,16 @@ class PostgresBackend implements SqlBackend {
     return { rows: result.rows as Record<string, unknown>[] };
   };
 
-  async typedTransaction<T>(body: (query: TypedQuery) => Promise<T>): Promise<T> {
+  async typedTransaction<T>(body: (query: TypedQuery, copy: CopyRows) => Promise<T>): Promise<T> {
     return this.#withSession(async (client) => {
       await client.query("BEGIN");
       try {
-        const result = await body(async (text, params = []) => ({
-          rows: (await client.query(text, params)).rows as Record<string, unknown>[],
-        }));
+        const result = await body(
+          async (text, params = []) => ({ rows: (await client.query(text, params)).rows as Record<string, unknown>[] }),
+          async (table, columns, rows) => {
+            await pipeline(Readable.from(copyText(rows)), client.query(copyFrom(`copy ${table} (${columns.join(", ")}) from stdin`)));
+          },
+        );
         await client.query("COMMIT");
         return result;
       } catch (err) {
