@@ -30,12 +30,19 @@ export interface LiveOptions {
   backoff?: { min: number; max: number };
 }
 
+const HIGH_WATER = 50_000;
+const LOW_WATER = 10_000;
+
 /** The gateway refused the key: retrying cannot help. */
 export class LiveAuthError extends Error {}
 
 /** What one connection yields: the stream's items, then it ends (closed) or throws (silence, refusal, socket error). */
 function session(o: LiveOptions, start: bigint | null): AsyncIterable<DbnItem> {
-  const queue: DbnItem[] = [];
+  // Decoded items not yet taken, from `head` on; past HIGH_WATER the socket is paused until the
+  // reader is back under LOW_WATER (a morning's 1.4 M definitions arrive faster than they are written).
+  let queue: DbnItem[] = [];
+  let head = 0;
+  let paused = false;
   let failure: Error | null = null;
   let ended = false;
   let wake: (() => void) | null = null;
@@ -98,6 +105,12 @@ function session(o: LiveOptions, start: bigint | null): AsyncIterable<DbnItem> {
   socket.on("data", (chunk: Buffer) => {
     clearTimeout(timer);
     timer = arm();
+    if (queue.length - head > HIGH_WATER) {
+      // No silence is counted while paused: the gateway is waiting for us.
+      clearTimeout(timer);
+      paused = true;
+      socket.pause();
+    }
     try {
       let rest: Buffer = chunk;
       while (handshake !== null && rest.length > 0) {
@@ -129,7 +142,17 @@ function session(o: LiveOptions, start: bigint | null): AsyncIterable<DbnItem> {
     async *[Symbol.asyncIterator]() {
       try {
         for (;;) {
-          while (queue.length > 0) yield queue.shift()!;
+          while (head < queue.length) {
+            const item = queue[head++]!;
+            if (head === queue.length) [queue, head] = [[], 0];
+            else if (head >= LOW_WATER) [queue, head] = [queue.slice(head), 0];
+            if (paused && queue.length - head <= LOW_WATER) {
+              paused = false;
+              timer = arm();
+              socket.resume();
+            }
+            yield item;
+          }
           if (ended) {
             if (failure) throw failure;
             return;

@@ -6,8 +6,8 @@ import { optionQuotes } from "../../src/db/schema";
 import type { QuoteEvent } from "../events";
 import { bulkCopy, type InsertRow } from "../pipeline/bulk-insert";
 import type { CopyRows, IngestDatabase, TypedQuery } from "../pipeline/database";
-import { writeAtPositions } from "../pipeline/positions";
-import { contractScopes } from "../pipeline/versions";
+import { isPending, readPositions, writeAtPositions } from "../pipeline/positions";
+import { bumpScopes, contractScopes } from "../pipeline/versions";
 import { OptionBook } from "./option-book";
 
 /** What pricing a minute's quotes needs beyond the quotes: kept by the quote writer between minutes. */
@@ -112,7 +112,7 @@ const STAGE = "quote_minute";
  * symbol, so rows are locked in symbol order as every writer of option_quotes locks them (two
  * lanes' batches never deadlock), with the minute's sort in memory.
  */
-async function applyQuoteRows(query: TypedQuery, copy: CopyRows, rows: InsertRow<typeof optionQuotes>[]): Promise<void> {
+async function applyQuoteRows(query: TypedQuery, copy: CopyRows, rows: QuoteRow[]): Promise<void> {
   await query(`create temp table if not exists ${STAGE} (like option_quotes) on commit delete rows`);
   const columns = await bulkCopy(copy, optionQuotes, STAGE, rows);
   await query(`set local work_mem = '256MB'`);
@@ -132,13 +132,22 @@ async function applyQuoteRows(query: TypedQuery, copy: CopyRows, rows: InsertRow
   );
 }
 
+/** Rows a transaction of a minute applies at most, whole underlyings at a time (an underlying may hold more). */
+const CHUNK_ROWS = 50_000;
+
 /**
  * Writes a batch of minute samples (cbbo-1m: only the contracts that changed) and moves the feed's
- * position, in one transaction. Each sample instant is applied in order: its quotes enter the
- * book, each touched underlying's spot is implied from its whole chain (else its last spot is
- * kept), then every sample's IV and Greeks are solved at that spot and instant. The underlyings'
- * spots go to `equity_quotes`, and the touched underlyings and roots get a new version. Samples at
- * or before the stored position are skipped.
+ * position. Each sample instant is applied in order: its quotes enter the book, each touched
+ * underlying's spot is implied from its whole chain (else its last spot is kept), then every
+ * sample's IV and Greeks are solved at that spot and instant. Samples at or before the stored
+ * position are skipped.
+ *
+ * The rows are written a few underlyings at a time, each group in its own transaction with its
+ * scopes' new version: an underlying's chain, quotes and GEX move to the new minute at once, and
+ * the trades lane, whose updates of last price and volume wait for the quote rows a transaction
+ * holds, waits for one group (under a second) rather than the whole market's minute. The last
+ * group also writes the spots to `equity_quotes`, moves the session and the feed's position: a
+ * crash before it replays the minute, and applying a sample again changes nothing.
  */
 export async function writeQuotes(
   db: IngestDatabase,
@@ -147,37 +156,81 @@ export async function writeQuotes(
   market: QuoteMarket,
   through?: bigint,
 ): Promise<{ written: number; skipped: number }> {
+  const stored = await readPositions(db.typedQuery, feed);
+  const pending = quotes.filter((e) => isPending(stored, e.position));
+  const { rows, spots } = priceSamples(pending, market);
+  const groups = underlyingGroups(rows);
+  const asOf = pending.at(-1)?.asOf ?? new Date(0);
+  const scopesOf = (group: QuoteRow[]) => contractScopes(group.map((r) => ({ underlying: r.underlying, root: r.root })));
+  for (const group of groups.slice(0, -1)) {
+    await db.typedTransaction(async (query, copy) => {
+      await applyQuoteRows(query, copy, group);
+      await bumpScopes(query, { scopes: scopesOf(group), asOf });
+    });
+  }
+  const last = groups.at(-1) ?? [];
   return writeAtPositions(
     db,
     feed,
     quotes,
-    async (query, pending, copy) => {
-      // A contract sampled in several minutes of the batch keeps its newest row.
-      const rows = new Map<string, InsertRow<typeof optionQuotes>>();
-      const spots = new Map<string, { price: number; asOf: string }>();
-      for (const [at, events] of byInstant(pending)) {
-        for (const e of events) market.book.apply({ ...e, ...e.contract });
-        for (const underlying of new Set(events.map((e) => e.underlying))) {
-          const q = market.dividendYields.get(underlying) ?? 0;
-          const spot = market.book.spot(underlying, new Date(at), market.rate, q);
-          if (spot !== null) {
-            market.spots.set(underlying, spot);
-            spots.set(underlying, { price: spot, asOf: new Date(at).toISOString() });
-          }
-        }
-        for (const e of events) {
-          const row = quoteRow(e, market.spots.get(e.underlying) ?? null, market.rate, market.dividendYields.get(e.underlying) ?? 0);
-          rows.set(e.optionSymbol, row);
-        }
-      }
-      await applyQuoteRows(query, copy, [...rows.values()]);
+    async (query, _pending, copy) => {
+      if (last.length > 0) await applyQuoteRows(query, copy, last);
       await writeSpots(query, spots);
-      const asOf = pending.at(-1)!.asOf;
       await moveSession(query, asOf);
-      return { scopes: contractScopes(pending.map((e) => ({ underlying: e.underlying, root: e.contract.root }))), asOf };
+      return { scopes: scopesOf(last), asOf };
     },
     through,
   );
+}
+
+type QuoteRow = InsertRow<typeof optionQuotes>;
+
+/** The samples' rows (a contract sampled in several minutes of the batch keeps its newest) and the spots implied at each instant. */
+function priceSamples(
+  pending: QuoteEvent[],
+  market: QuoteMarket,
+): { rows: QuoteRow[]; spots: Map<string, { price: number; asOf: string }> } {
+  const rows = new Map<string, QuoteRow>();
+  const spots = new Map<string, { price: number; asOf: string }>();
+  for (const [at, events] of byInstant(pending)) {
+    for (const e of events) market.book.apply({ ...e, ...e.contract });
+    for (const underlying of new Set(events.map((e) => e.underlying))) {
+      const q = market.dividendYields.get(underlying) ?? 0;
+      const spot = market.book.spot(underlying, new Date(at), market.rate, q);
+      if (spot !== null) {
+        market.spots.set(underlying, spot);
+        spots.set(underlying, { price: spot, asOf: new Date(at).toISOString() });
+      }
+    }
+    for (const e of events) {
+      rows.set(
+        e.optionSymbol,
+        quoteRow(e, market.spots.get(e.underlying) ?? null, market.rate, market.dividendYields.get(e.underlying) ?? 0),
+      );
+    }
+  }
+  return { rows: [...rows.values()], spots };
+}
+
+/** Rows in groups of whole underlyings (in symbol order) of about `chunkRows` each. */
+export function underlyingGroups(rows: QuoteRow[], chunkRows = CHUNK_ROWS): QuoteRow[][] {
+  const byUnderlying = new Map<string, QuoteRow[]>();
+  for (const row of rows) {
+    const list = byUnderlying.get(row.underlying);
+    if (list) list.push(row);
+    else byUnderlying.set(row.underlying, [row]);
+  }
+  const groups: QuoteRow[][] = [];
+  let group: QuoteRow[] = [];
+  for (const underlying of [...byUnderlying.keys()].sort()) {
+    for (const row of byUnderlying.get(underlying)!) group.push(row);
+    if (group.length >= chunkRows) {
+      groups.push(group);
+      group = [];
+    }
+  }
+  if (group.length > 0) groups.push(group);
+  return groups;
 }
 
 /** Events grouped by sample instant (epoch ms), in time order. */

@@ -37,6 +37,8 @@ const TICK_MS = 20;
 export class LocalGateway {
   private readonly sockets = new Set<Socket>();
   private muted = false;
+  /** Data records written to clients so far, for tests (heartbeats and notices not counted). */
+  sent = 0;
   /** Sessions started, for tests: each with what it subscribed to. */
   readonly sessions: { schemas: LiveSchema[]; start: bigint | null }[] = [];
 
@@ -150,6 +152,7 @@ export class LocalGateway {
         await idle();
       }
       await send(encodeRecord(record));
+      this.sent++;
       lastSent = Date.now();
     }
     // The feed has ended: the session stays open on heartbeats, as a gateway after the close.

@@ -5,7 +5,7 @@ import type { OccContract } from "../../src/domain/occ";
 import type { QuoteEvent } from "../../ingest/events";
 import { readPositions } from "../../ingest/pipeline/positions";
 import { writeTrades } from "../../ingest/pipeline/write-trades";
-import { loadQuoteMarket, writeQuotes } from "../../ingest/quotes/write-quotes";
+import { loadQuoteMarket, underlyingGroups, writeQuotes } from "../../ingest/quotes/write-quotes";
 import type { SqlBackend } from "../../scripts/sql-endpoint/sql-backend";
 import { ingestDatabase } from "../support/ingest-database";
 import { OpraStream } from "./opra-stream";
@@ -165,5 +165,19 @@ describe("writing minute quote samples", () => {
     const quote = await stored("AAPL260313C00100000");
     expect(quote).toMatchObject({ volume: 10, last: 2.45 });
     expect(new Date(quote.last_trade_at as Date).toISOString()).toBe("2026-03-02T20:00:20.000Z");
+  });
+});
+
+describe("a minute's transactions", () => {
+  it("group whole underlyings in symbol order, closing a group once it holds the chunk's rows", () => {
+    const row = (underlying: string, i: number) =>
+      ({ optionSymbol: `${underlying}${i}`, underlying }) as Parameters<typeof underlyingGroups>[0][number];
+    const rows = [row("SPY", 1), row("AAPL", 1), row("SPY", 2), row("MSFT", 1), row("AAPL", 2), row("AAPL", 3), row("QQQ", 1)];
+    const groups = underlyingGroups(rows, 3).map((g) => g.map((r) => r.optionSymbol));
+    // SPY is not split across two transactions although the second group is past 3 rows.
+    expect(groups).toEqual([
+      ["AAPL1", "AAPL2", "AAPL3"],
+      ["MSFT1", "QQQ1", "SPY1", "SPY2"],
+    ]);
   });
 });
