@@ -35,19 +35,22 @@ export async function flowContext(
   const kinds = await query(`select symbol from underlyings where symbol = any($1::text[]) and asset_type in ('etf', 'index')`, [
     underlyings,
   ]);
+  // Per contract, a range of its own session's prints (flow_prints_contract_session_idx): a join
+  // over the batch made the planner scan every stored print once the table held millions.
   const volumes = await query(
-    `select b.symbol, b.session::text as session_date, max(f.volume) as volume
-       from unnest($1::text[], $2::date[], $3::timestamptz[], $4::int8[]) as b(symbol, session, at, seq)
-       join flow_prints f on f.option_symbol = b.symbol and f.session_date = b.session
-        and (f.executed_at, coalesce(f.sequence_number, -1)) < (b.at, b.seq)
-      group by 1, 2`,
+    `select b.symbol, b.session::text as session_date, v.volume
+       from unnest($1::text[], $2::date[], $3::timestamptz[], $4::int8[]) as b(symbol, session, at, seq),
+       lateral (select max(f.volume) as volume from flow_prints f
+                 where f.option_symbol = b.symbol and f.session_date = b.session and f.executed_at <= b.at
+                   and (f.executed_at, coalesce(f.sequence_number, -1)) < (b.at, b.seq)) v
+      where v.volume is not null`,
     firstTrades(trades, (t) => t.optionSymbol),
   );
   const earlier = await query(
     `select b.symbol, b.session::text as session_date, p.underlying_price
        from unnest($1::text[], $2::date[], $3::timestamptz[], $4::int8[]) as b(symbol, session, at, seq),
        lateral (select f.underlying_price from flow_prints f
-                 where f.ticker = b.symbol and f.session_date = b.session and f.underlying_price > 0
+                 where f.ticker = b.symbol and f.session_date = b.session and f.underlying_price > 0 and f.executed_at <= b.at
                    and (f.executed_at, coalesce(f.sequence_number, -1)) < (b.at, b.seq)
                  order by f.executed_at desc, f.sequence_number desc limit 1) p`,
     firstTrades(trades, (t) => t.underlying),

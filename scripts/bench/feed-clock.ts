@@ -9,6 +9,8 @@ export interface FeedPlan<N = bigint> {
   /** Where the clock waits until the run begins, past the definitions and statistics (sent at once, as a morning's catch-up). */
   hold: N;
   realtimeFrom: N;
+  /** The first whole minute: its sample gives the day its spots (as every session begins). */
+  opening: N;
   samplesFrom: N;
   speed: number;
   tradesPerSecond: number;
@@ -24,6 +26,7 @@ export function planToWire(plan: FeedPlan): FeedPlan<string> {
     start: String(plan.start),
     hold: String(plan.hold),
     realtimeFrom: String(plan.realtimeFrom),
+    opening: String(plan.opening),
     samplesFrom: String(plan.samplesFrom),
   };
 }
@@ -34,6 +37,7 @@ export function planFromWire(plan: FeedPlan<string>): FeedPlan {
     start: BigInt(plan.start),
     hold: BigInt(plan.hold),
     realtimeFrom: BigInt(plan.realtimeFrom),
+    opening: BigInt(plan.opening),
     samplesFrom: BigInt(plan.samplesFrom),
   };
 }

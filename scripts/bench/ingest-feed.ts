@@ -25,7 +25,8 @@ async function main(): Promise<void> {
         start: plan.start,
         tradesPerSecond: plan.tradesPerSecond,
         minutes: plan.minutes,
-        samplesFrom: plan.samplesFrom,
+        // The opening minute (the day's spots, as every session begins), then the real-time minutes.
+        sampled: (minute) => minute === plan.opening || minute >= plan.samplesFrom,
       });
       for (const record of session) if (from === null || receiveTime(record) >= from) yield record;
     },

@@ -7,8 +7,10 @@ export type Phase = "idle" | "setup" | "trades" | "quotes" | "drain";
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Sequential requests to the warm endpoints, round after round, each timing filed under the phase
- * it started in, until `phase()` returns null. Answers other than the expected status are counted.
+ * Requests to the warm endpoints, one at a time and one every `everyMs` (a steady client, not a
+ * flood that would take the machine's two cores from the ingestor), round after round, each
+ * timing filed under the phase it started in, until `phase()` returns null. Answers other than
+ * the expected status are counted.
  */
 export async function sampleLatency(
   stack: Stack,
@@ -17,13 +19,16 @@ export async function sampleLatency(
   phase: () => Phase | null,
   into: Map<Phase, Map<string, number[]>>,
   errors: Map<string, number>,
+  everyMs = 10,
 ): Promise<void> {
   const requesters = targets.map((t) => ({ t, r: requester(stack.url, t, keys) }));
   for (let i = 0; ; i++) {
     for (const { t, r } of requesters) {
       const now = phase();
       if (now === null) return;
+      const started = performance.now();
       const { ms, status } = await r.timed(i);
+      await sleep(Math.max(0, everyMs - (performance.now() - started)));
       if (status !== r.expected) errors.set(`${t.name} ${status}`, (errors.get(`${t.name} ${status}`) ?? 0) + 1);
       const byTarget = into.get(now) ?? new Map<string, number[]>();
       into.set(now, byTarget);

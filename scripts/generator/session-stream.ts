@@ -75,10 +75,11 @@ export interface SessionOptions {
   /** Minutes of samples and trades; unbounded when omitted (a live market). */
   minutes?: number;
   /**
-   * The first minute sample (ns; default: the first whole minute). Before it trades only: the
-   * benchmark replays a day's trades at many times real time, then samples every minute.
+   * Which whole minutes (ns) carry a sample of every contract; default: all. Between them trades
+   * only: the benchmark replays a day's trades at many times real time after the opening sample,
+   * then samples every minute.
    */
-  samplesFrom?: bigint;
+  sampled?: (minute: bigint) => boolean;
   seed?: number;
 }
 
@@ -114,7 +115,7 @@ export function* sessionRecords(market: StreamMarket, options: SessionOptions): 
     }
     for (const [symbol, spot] of spots) spots.set(symbol, spot * Math.exp(SPOT_SIGMA_PER_MINUTE * random.normal()));
     quotedAt = to;
-    if (options.samplesFrom !== undefined && nsOf(to) < options.samplesFrom) continue;
+    if (options.sampled && !options.sampled(nsOf(to))) continue;
     for (const c of market.contracts) yield sample(c, quoteOf(market, c, spots.get(c.underlying)!, to), to);
   }
 }

@@ -50,15 +50,13 @@ describe("the generated session stream", () => {
     expect(stream()).toEqual(records);
   });
 
-  it("with samplesFrom, carries trades only until then: the same trades, and samples from that minute on", () => {
+  it("sampling only chosen minutes, carries the same trades, and the same samples in those minutes", () => {
     const whole = stream();
-    const late = [
-      ...sessionRecords(market, { start: START, tradesPerSecond: 0.5, minutes: 3, samplesFrom: nanos("2026-03-03T14:33:00Z") }),
-    ];
-    expect(late.filter((r) => r.kind !== "cbbo")).toEqual(whole.filter((r) => r.kind !== "cbbo"));
-    const samples = late.filter((r) => r.kind === "cbbo");
-    expect(samples).toHaveLength(10);
-    expect(samples).toEqual(whole.filter((r) => r.kind === "cbbo").slice(20));
+    const chosen = new Set([nanos("2026-03-03T14:31:00Z"), nanos("2026-03-03T14:33:00Z")]);
+    const some = [...sessionRecords(market, { start: START, tradesPerSecond: 0.5, minutes: 3, sampled: (minute) => chosen.has(minute) })];
+    expect(some.filter((r) => r.kind !== "cbbo")).toEqual(whole.filter((r) => r.kind !== "cbbo"));
+    const samples = whole.filter((r) => r.kind === "cbbo");
+    expect(some.filter((r) => r.kind === "cbbo")).toEqual([...samples.slice(0, 10), ...samples.slice(20)]);
   });
 
   it("written by the pipeline, gives back the market it was made from: IV at the contracts' volatility, the spot, open interest and every trade", async () => {

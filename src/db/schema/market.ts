@@ -287,6 +287,12 @@ export const flowPrints = pgTable(
       .on(t.optionSymbol, t.executedAt, t.sequenceNumber)
       .where(sql`${t.sequenceNumber} is not null`),
     index("flow_prints_ticker_time_idx").on(t.ticker, t.executedAt.desc()),
+    // The ingestor's read of a contract's session volume before a batch: one short range per contract.
+    index("flow_prints_contract_session_idx").on(t.optionSymbol, t.sessionDate, t.executedAt),
+    // And of an underlying's newest priced print before a batch (a trade's spot when it has none of its own).
+    index("flow_prints_priced_idx")
+      .on(t.ticker, t.sessionDate, t.executedAt.desc())
+      .where(sql`${t.underlyingPrice} > 0`),
     index("flow_prints_ticker_session_premium_idx").on(t.ticker, t.sessionDate, t.premium.desc()),
     index("flow_prints_premium_idx").on(t.premium.desc(), t.id.desc()),
     // Partial: the capped count of a market-wide window is then an index-only scan.

@@ -1,0 +1,1 @@
+CREATE INDEX "flow_prints_contract_session_idx" ON "flow_prints" USING btree ("option_symbol","session_date","executed_at");

@@ -1,0 +1,1 @@
+CREATE INDEX "flow_prints_priced_idx" ON "flow_prints" USING btree ("ticker","session_date","executed_at" DESC NULLS LAST) WHERE "flow_prints"."underlying_price" > 0;
