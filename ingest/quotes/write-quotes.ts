@@ -113,15 +113,27 @@ const STAGE = "quote_minute";
  * lanes' batches never deadlock), with the minute's sort in memory.
  */
 async function applyQuoteRows(query: TypedQuery, copy: CopyRows, rows: QuoteRow[]): Promise<void> {
+  if (rows.length === 0) return;
   await query(`create temp table if not exists ${STAGE} (like option_quotes) on commit delete rows`);
   const columns = await bulkCopy(copy, optionQuotes, STAGE, rows);
+  let [first, last] = [rows[0]!.optionSymbol, rows[0]!.optionSymbol];
+  for (const { optionSymbol } of rows)
+    [first, last] = [optionSymbol < first ? optionSymbol : first, optionSymbol > last ? optionSymbol : last];
   await query(`set local work_mem = '256MB'`);
   await query(`set local enable_hashjoin = off`);
-  await query(
-    `update option_quotes o set ${assignments(columns, "o", "s")}
-       from (select * from ${STAGE} order by option_symbol) s
-      where o.option_symbol = s.option_symbol and (o.as_of is null or o.as_of <= s.as_of)`,
+  // Bounded to the group's symbols: a merge join would otherwise read the key index from its start.
+  const updated = await query(
+    `with u as (
+       update option_quotes o set ${assignments(columns, "o", "s")}
+         from (select * from ${STAGE} order by option_symbol) s
+        where o.option_symbol = s.option_symbol and o.option_symbol between $1 and $2
+          and (o.as_of is null or o.as_of <= s.as_of)
+       returning 1)
+     select count(*)::int as n from u`,
+    [first, last],
   );
+  // Every row found its contract: nothing to insert (the usual minute).
+  if (Number(updated.rows[0]?.n) === rows.length) return;
   await query(
     `insert into option_quotes (${columns.join(", ")})
      select ${columns.join(", ")} from ${STAGE} s
