@@ -52,7 +52,8 @@ export async function flowContext(
        lateral (select f.underlying_price from flow_prints f
                  where f.ticker = b.symbol and f.session_date = b.session and f.underlying_price > 0 and f.executed_at <= b.at
                    and (f.executed_at, coalesce(f.sequence_number, -1)) < (b.at, b.seq)
-                 order by f.executed_at desc, f.sequence_number desc limit 1) p`,
+                 -- NULLS LAST as the index is ordered (executed_at is never null): the scan then stops at the first row.
+                 order by f.executed_at desc nulls last, f.sequence_number desc limit 1) p`,
     firstTrades(trades, (t) => t.underlying),
   );
   const orNull = (v: unknown) => (v === null || v === undefined ? null : Number(v));
