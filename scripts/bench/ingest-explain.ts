@@ -15,7 +15,7 @@ class RolledBack extends Error {}
 export async function explainWritePath(backend: SqlBackend, tradeCount = 2_000, quoteCount = 100_000): Promise<void> {
   const { rows } = await backend.typedQuery(
     `select option_symbol, underlying, settlement, bid, ask, as_of from option_quotes
-      where bid is not null and ask > 0.05 and as_of is not null order by md5(option_symbol) limit $1`,
+      where bid is not null and ask > 0.05 and as_of is not null order by underlying, option_symbol limit $1`,
     [quoteCount],
   );
   const newest = Math.max(...rows.map((r) => Date.parse(String(r.as_of))));
@@ -39,21 +39,24 @@ export async function explainWritePath(backend: SqlBackend, tradeCount = 2_000, 
     askSize: 10,
     last: null,
   }));
-  const trades: TradeEvent[] = rows.slice(0, tradeCount).map((r, i) => ({
-    kind: "trade",
-    ...contractOf(r),
-    position: { schema: "tcbbo", tsRecv: tsRecv - 1_000_000n },
-    executedAt: new Date(at.getTime() - 2),
-    sessionDate: at.toISOString().slice(0, 10),
-    sequenceNumber: i,
-    exchangeId: 30,
-    price: Number(r.ask),
-    size: 5,
-    bid: Number(r.bid),
-    ask: Number(r.ask),
-    underlyingPrice: null,
-    printClass: "regular",
-  }));
+  // Trades on contracts spread over the market; quotes, as a minute's groups, on whole underlyings.
+  const trades: TradeEvent[] = rows
+    .filter((_, i) => i % Math.ceil(rows.length / tradeCount) === 0)
+    .map((r, i) => ({
+      kind: "trade",
+      ...contractOf(r),
+      position: { schema: "tcbbo", tsRecv: tsRecv - 1_000_000n },
+      executedAt: new Date(at.getTime() - 2),
+      sessionDate: at.toISOString().slice(0, 10),
+      sequenceNumber: i,
+      exchangeId: 30,
+      price: Number(r.ask),
+      size: 5,
+      bid: Number(r.bid),
+      ask: Number(r.ask),
+      underlyingPrice: null,
+      printClass: "regular",
+    }));
   const market = await loadQuoteMarket(backend.typedQuery);
   const explain = async (title: string, write: (db: IngestDatabase) => Promise<unknown>) => {
     const plans: string[] = [];
@@ -62,7 +65,7 @@ export async function explainWritePath(backend: SqlBackend, tradeCount = 2_000, 
       typedTransaction: (body) =>
         backend.typedTransaction(async (query, copy) => {
           const explaining: TypedQuery = async (text, params) => {
-            if (!/^\s*(insert|update|delete)/i.test(text)) return query(text, params);
+            if (!/^\s*(insert|update|delete|with)/i.test(text)) return query(text, params);
             const plan = await query(`explain (analyze, buffers, costs off) ${text}`, params);
             plans.push(
               `${text.trim().split("\n")[0]!.slice(0, 110)}…\n${plan.rows.map((r) => `    ${String(r["QUERY PLAN"])}`).join("\n")}`,
