@@ -65,7 +65,12 @@ export function updateOnConflict(key: string[], where = ""): (columns: string[])
  * Copies rows of `table`'s shape into `into` (a staging table like it) by COPY; returns the SQL
  * names of the columns written, those the first row names, in the table's order.
  */
-export async function bulkCopy<T extends PgTable>(copy: CopyRows, table: T, into: string, rows: readonly InsertRow<T>[]): Promise<string[]> {
+export async function bulkCopy<T extends PgTable>(
+  copy: CopyRows,
+  table: T,
+  into: string,
+  rows: readonly InsertRow<T>[],
+): Promise<string[]> {
   const first = rows[0] as Record<string, unknown> | undefined;
   if (!first) return [];
   const columns = Object.entries(getTableColumns(table)).filter(([key]) => key in first);
