@@ -107,10 +107,10 @@ const assignments = (columns: string[], stored: string, sample: string) =>
 const STAGE = "quote_minute";
 
 /**
- * Applies a minute's rows: staged by COPY, then one join updates the stored quotes (a sample never
- * replaces a newer quote) and contracts not yet stored are inserted. The join is a merge on the
- * symbol, so rows are locked in symbol order as every writer of option_quotes locks them (two
- * lanes' batches never deadlock), with the minute's sort in memory.
+ * Applies a group's rows: staged by COPY, then one join updates the stored quotes (a sample never
+ * replaces a newer quote) and contracts not yet stored are inserted. The join never hashes: it
+ * walks the stage in symbol order (merge join or index lookups), so rows are locked in symbol
+ * order as every writer of option_quotes locks them and two lanes' batches never deadlock.
  */
 async function applyQuoteRows(query: TypedQuery, copy: CopyRows, rows: QuoteRow[]): Promise<void> {
   if (rows.length === 0) return;
