@@ -32,7 +32,9 @@ export async function sampleLatency(
       if (status !== r.expected) errors.set(`${t.name} ${status}`, (errors.get(`${t.name} ${status}`) ?? 0) + 1);
       const byTarget = into.get(now) ?? new Map<string, number[]>();
       into.set(now, byTarget);
-      byTarget.set(t.name, [...(byTarget.get(t.name) ?? []), ms]);
+      const timings = byTarget.get(t.name) ?? [];
+      byTarget.set(t.name, timings);
+      timings.push(ms);
     }
   }
 }

@@ -195,13 +195,12 @@ export async function benchIngest(options: IngestBenchOptions): Promise<void> {
     const quotesFrom = scheduledAt(plan.realtimeFrom)!;
     await until(() => Date.now() >= quotesFrom, 24 * 3_600_000, "the real-time minutes");
     phase = "quotes";
-    const lastMinute = end;
     await until(() => Date.now() >= scheduledAt(end)!, 3_600_000, "the session's end");
     phase = "drain";
-    const lastQuotes = () => written.some((w) => w.lane === "quotes" && w.newest >= lastMinute);
+    const lastQuotes = () => written.some((w) => w.lane === "quotes" && w.newest >= end);
     await until(lastQuotes, 600_000, "the last minute's quotes").catch((e: Error) => console.log(e.message));
     // The edge learns of the last minute within its 15-s bound.
-    await until(() => quoteSeen.has(Number(lastMinute / NS_PER_MS)), 30_000, "the last minute through the API").catch(() => undefined);
+    await until(() => quoteSeen.has(Number(end / NS_PER_MS)), 30_000, "the last minute through the API").catch(() => undefined);
     phase = null;
     await Promise.all([sampling, probing, watching]);
     ingestor.kill("SIGTERM");
