@@ -1,11 +1,11 @@
 import { getTableColumns, getTableName } from "drizzle-orm";
 import type { PgTable } from "drizzle-orm/pg-core";
-import type { CopyRows, CopyValue, TypedQuery } from "./database";
+import type { CopyColumn, CopyType, TypedQuery } from "./database";
 
 const CHUNK_ROWS = 20_000;
 
-/** Postgres element type of each SQL type our schema uses, for `unnest($n::type[])`. */
-const ELEMENT_TYPES: Record<string, string> = {
+/** Postgres element type of each SQL type our schema uses, for `unnest($n::type[])` and COPY. */
+const ELEMENT_TYPES: Record<string, CopyType> = {
   text: "text",
   "double precision": "float8",
   integer: "int4",
@@ -61,25 +61,13 @@ export function updateOnConflict(key: string[], where = ""): (columns: string[])
       .join(", ")}`;
 }
 
-/**
- * Copies rows of `table`'s shape into `into` (a staging table like it) by COPY; returns the SQL
- * names of the columns written, those the first row names, in the table's order.
- */
-export async function bulkCopy<T extends PgTable>(
-  copy: CopyRows,
-  table: T,
-  into: string,
-  rows: readonly InsertRow<T>[],
-): Promise<string[]> {
-  const first = rows[0] as Record<string, unknown> | undefined;
-  if (!first) return [];
-  const columns = Object.entries(getTableColumns(table)).filter(([key]) => key in first);
-  await copy(
-    into,
-    columns.map(([, column]) => column.name),
-    (function* () {
-      for (const row of rows as Record<string, unknown>[]) yield columns.map(([key]) => (row[key] ?? null) as CopyValue);
-    })(),
-  );
-  return columns.map(([, column]) => column.name);
+/** The COPY columns (SQL names and types) of `table`'s properties `keys`, in that order. */
+export function copyColumns<T extends PgTable>(table: T, keys: readonly (keyof T["$inferInsert"] & string)[]): CopyColumn[] {
+  const columns = getTableColumns(table);
+  return keys.map((key) => {
+    const column = columns[key];
+    const type = column && ELEMENT_TYPES[column.getSQLType()];
+    if (!column || !type) throw new Error(`copyColumns: no COPY type for ${getTableName(table)}.${key}`);
+    return { name: column.name, type };
+  });
 }

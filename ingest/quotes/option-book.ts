@@ -12,12 +12,16 @@ interface Expiry {
 
 /** A contract's NBBO as the book keeps it. */
 export interface BookQuote extends Pick<OptionContract, "underlying" | "settlement"> {
+  bid: number | null;
+  ask: number | null;
+}
+
+/** Where a contract sits in its underlying's chain. */
+export interface ChainPlace {
   root: string;
   expiration: string;
   strike: number;
   side: "call" | "put";
-  bid: number | null;
-  ask: number | null;
 }
 
 /** A two-sided quote's mid; null when a side is missing, the bid is 0 or the market is crossed. */
@@ -34,28 +38,15 @@ export class OptionBook {
   private readonly byUnderlying = new Map<string, Map<string, Expiry>>();
 
   /** Records a contract's quote; a one-sided or crossed quote clears its mid. */
-  apply(q: BookQuote): void {
+  apply(q: BookQuote, at: ChainPlace): void {
     let expiries = this.byUnderlying.get(q.underlying);
     if (!expiries) this.byUnderlying.set(q.underlying, (expiries = new Map()));
-    const key = `${q.root}|${q.expiration}`;
+    const key = `${at.root}|${at.expiration}`;
     let expiry = expiries.get(key);
-    if (!expiry) expiries.set(key, (expiry = { expiration: q.expiration, settlement: q.settlement, strikes: new Map() }));
-    let strike = expiry.strikes.get(q.strike);
-    if (!strike) expiry.strikes.set(q.strike, (strike = { call: null, put: null }));
-    strike[q.side] = twoSidedMid(q.bid, q.ask);
-  }
-
-  /** Forgets a contract (delisted or expired). */
-  remove(q: Pick<BookQuote, "underlying" | "root" | "expiration" | "strike" | "side">): void {
-    const strike = this.byUnderlying.get(q.underlying)?.get(`${q.root}|${q.expiration}`)?.strikes.get(q.strike);
-    if (strike) strike[q.side] = null;
-  }
-
-  /** Drops every expiration before `sessionDate` (retired contracts). */
-  retireBefore(sessionDate: string): void {
-    for (const expiries of this.byUnderlying.values()) {
-      for (const [key, expiry] of expiries) if (expiry.expiration < sessionDate) expiries.delete(key);
-    }
+    if (!expiry) expiries.set(key, (expiry = { expiration: at.expiration, settlement: q.settlement, strikes: new Map() }));
+    let strike = expiry.strikes.get(at.strike);
+    if (!strike) expiry.strikes.set(at.strike, (strike = { call: null, put: null }));
+    strike[at.side] = twoSidedMid(q.bid, q.ask);
   }
 
   /** The spot the underlying's chain implies at `at` (`impliedSpot`), or null when no expiration has a quoted pair. */

@@ -1,11 +1,12 @@
 import { impliedVolatility } from "../../src/analytics/implied-volatility";
 import { quoteAnalytics } from "../../src/analytics/quote-analytics";
 import { sessionOnOrBefore, todayInNewYork } from "../../src/domain/calendar";
-import { yearsToExpiry } from "../../src/domain/market-clock";
+import { expiryInstant, yearsUntil, type Settlement } from "../../src/domain/market-clock";
 import { optionQuotes } from "../../src/db/schema";
 import type { QuoteEvent } from "../events";
-import { bulkCopy, type InsertRow } from "../pipeline/bulk-insert";
-import type { CopyRows, IngestDatabase, TypedQuery } from "../pipeline/database";
+import { setImmediate } from "node:timers/promises";
+import { bulkInsert, copyColumns, type InsertRow } from "../pipeline/bulk-insert";
+import type { CopyRows, CopyValue, IngestDatabase, TypedQuery } from "../pipeline/database";
 import { isPending, readPositions, writeAtPositions } from "../pipeline/positions";
 import { bumpScopes, contractScopes } from "../pipeline/versions";
 import { OptionBook } from "./option-book";
@@ -28,16 +29,15 @@ export async function loadQuoteMarket(query: TypedQuery): Promise<QuoteMarket> {
     `select underlying, root, expiration::text as expiration, strike, side, settlement, bid, ask from option_quotes`,
   );
   for (const r of quotes.rows) {
-    book.apply({
-      underlying: r.underlying as string,
-      root: r.root as string,
-      expiration: r.expiration as string,
-      strike: Number(r.strike),
-      side: r.side as "call" | "put",
-      settlement: r.settlement as "am" | "pm",
-      bid: r.bid === null ? null : Number(r.bid),
-      ask: r.ask === null ? null : Number(r.ask),
-    });
+    book.apply(
+      {
+        underlying: r.underlying as string,
+        settlement: r.settlement as "am" | "pm",
+        bid: r.bid === null ? null : Number(r.bid),
+        ask: r.ask === null ? null : Number(r.ask),
+      },
+      { root: r.root as string, expiration: r.expiration as string, strike: Number(r.strike), side: r.side as "call" | "put" },
+    );
   }
   const state = await query(`select risk_free_rate from market_state where id = 1`);
   const yields = await query(`select symbol, dividend_yield from underlyings`);
@@ -55,15 +55,72 @@ function ivMid(bid: number | null, ask: number | null): number | null {
   return bid !== null && ask !== null && ask > 0 && ask >= bid ? (bid + ask) / 2 : null;
 }
 
-/** The `option_quotes` row of a sample: NBBO, IV solved from its mid and Greeks at the underlying's spot and the sample's time. */
-function quoteRow(event: QuoteEvent, spot: number | null, r: number, q: number): InsertRow<typeof optionQuotes> {
+/** What a sample sets of a stored quote, in the stage's column order; the contract's terms never change. */
+const SAMPLE_KEYS = [
+  "optionSymbol",
+  "bid",
+  "ask",
+  "last",
+  "iv",
+  "delta",
+  "gamma",
+  "theta",
+  "vega",
+  "rho",
+  "underlyingPrice",
+  "asOf",
+] as const;
+const SAMPLE_COLUMNS = copyColumns(optionQuotes, SAMPLE_KEYS);
+
+/** A sample priced: its event and its stage row (the values of SAMPLE_KEYS, `asOf` in epoch ms). */
+interface PricedSample {
+  event: QuoteEvent;
+  values: CopyValue[];
+}
+
+/** The expiry instants (epoch ms) of the expirations seen: a group's contracts share a few dozen. */
+class ExpiryInstants {
+  private readonly known = new Map<string, number>();
+
+  of(expiration: string, settlement: Settlement): number {
+    const key = `${expiration}${settlement}`;
+    let at = this.known.get(key);
+    if (at === undefined) this.known.set(key, (at = expiryInstant(expiration, settlement).getTime()));
+    return at;
+  }
+}
+
+/** A sample's NBBO with the IV solved from its mid and the Greeks at the underlying's spot and the sample's time. */
+function priceSample(event: QuoteEvent, spot: number | null, r: number, q: number, expiries: ExpiryInstants): PricedSample {
   const { contract } = event;
-  const T = yearsToExpiry(contract.expiration, event.settlement, event.asOf);
+  const T = yearsUntil(expiries.of(contract.expiration, event.settlement), event.asOf);
   const mid = ivMid(event.bid, event.ask);
   const terms = { S: spot ?? 0, K: contract.strike, T, r, q, side: contract.side };
   const iv = spot !== null && mid !== null && T > 0 ? impliedVolatility({ price: mid, ...terms }) : null;
+  const g = quoteAnalytics(iv, terms);
+  const values = [
+    event.optionSymbol,
+    event.bid,
+    event.ask,
+    event.last,
+    g.iv,
+    g.delta,
+    g.gamma,
+    g.theta,
+    g.vega,
+    g.rho,
+    spot,
+    event.asOf.getTime(),
+  ];
+  return { event, values };
+}
+
+/** The whole `option_quotes` row of a priced sample, for a contract not stored yet (volume starts at 0). */
+function newQuoteRow({ event, values }: PricedSample): InsertRow<typeof optionQuotes> {
+  const sample = Object.fromEntries(SAMPLE_KEYS.map((key, i) => [key, values[i]]));
+  const { contract } = event;
   return {
-    optionSymbol: event.optionSymbol,
+    ...sample,
     underlying: event.underlying,
     root: contract.root,
     expiration: contract.expiration,
@@ -71,60 +128,59 @@ function quoteRow(event: QuoteEvent, spot: number | null, r: number, q: number):
     side: contract.side,
     settlement: event.settlement,
     multiplier: 100,
-    bid: event.bid,
-    ask: event.ask,
-    last: event.last,
     volume: 0,
-    ...quoteAnalytics(iv, terms),
-    underlyingPrice: spot,
     asOf: event.asOf.toISOString(),
-  };
+  } as InsertRow<typeof optionQuotes>;
 }
 
-/** Columns a sample never changes (the contract's terms). */
-const CONTRACT_COLUMNS = new Set(["option_symbol", "underlying", "root", "expiration", "strike", "side", "settlement", "multiplier"]);
+/** Columns a sample never changes (the contract's terms), and the volume, which the trades keep. */
+const KEPT_COLUMNS = new Set(["option_symbol", "underlying", "root", "expiration", "strike", "side", "settlement", "multiplier", "volume"]);
 
 /**
  * A sample's assignments to a stored quote (`stored`) from its row (`sample`): the session's last
  * price and volume stay unless the stored ones are of an earlier session (the volume then starts
  * again at 0, the trades add to it).
  */
-const assignments = (columns: string[], stored: string, sample: string) =>
-  columns
-    .filter((c) => !CONTRACT_COLUMNS.has(c))
-    .map((c) =>
-      c === "last"
-        ? `last = coalesce(${sample}.last, ${stored}.last)`
-        : c === "volume"
-          ? `volume = case when (${stored}.last_trade_at at time zone 'America/New_York')::date
-                             = (${sample}.as_of at time zone 'America/New_York')::date
-                       then ${stored}.volume else 0 end`
-          : `${c} = ${sample}.${c}`,
-    )
-    .join(", ");
+const assignments = (columns: readonly string[], stored: string, sample: string) =>
+  [
+    ...columns
+      .filter((c) => !KEPT_COLUMNS.has(c))
+      .map((c) => (c === "last" ? `last = coalesce(${sample}.last, ${stored}.last)` : `${c} = ${sample}.${c}`)),
+    `volume = case when (${stored}.last_trade_at at time zone 'America/New_York')::date
+                      = (${sample}.as_of at time zone 'America/New_York')::date
+                then ${stored}.volume else 0 end`,
+  ].join(", ");
 
-/** Where a minute's rows are staged (a temporary table of the session, emptied at commit). */
+/** Where a group's samples are staged (a temporary table of the session, emptied at commit). */
 const STAGE = "quote_minute";
+const SAMPLE_NAMES = SAMPLE_COLUMNS.map((c) => c.name);
 
 /**
- * Applies a group's rows: staged by COPY, then one join updates the stored quotes (a sample never
- * replaces a newer quote) and contracts not yet stored are inserted. The join never hashes: it
- * walks the stage in symbol order (merge join or index lookups), so rows are locked in symbol
- * order as every writer of option_quotes locks them and two lanes' batches never deadlock.
+ * Applies a group's priced samples: staged by COPY, then one join updates the stored quotes (a
+ * sample never replaces a newer quote); contracts not yet stored are inserted whole. The join
+ * never hashes: it walks the stage in symbol order (merge join or index lookups), so rows are
+ * locked in symbol order as every writer of option_quotes locks them and two lanes' batches never
+ * deadlock.
  */
-async function applyQuoteRows(query: TypedQuery, copy: CopyRows, rows: QuoteRow[]): Promise<void> {
-  if (rows.length === 0) return;
-  await query(`create temp table if not exists ${STAGE} (like option_quotes) on commit delete rows`);
-  const columns = await bulkCopy(copy, optionQuotes, STAGE, rows);
-  let [first, last] = [rows[0]!.optionSymbol, rows[0]!.optionSymbol];
-  for (const { optionSymbol } of rows)
-    [first, last] = [optionSymbol < first ? optionSymbol : first, optionSymbol > last ? optionSymbol : last];
+async function applySamples(query: TypedQuery, copy: CopyRows, samples: PricedSample[]): Promise<void> {
+  if (samples.length === 0) return;
+  await query(
+    `create temp table if not exists ${STAGE} on commit delete rows as select ${SAMPLE_NAMES.join(", ")} from option_quotes with no data`,
+  );
+  await copy(
+    STAGE,
+    SAMPLE_COLUMNS,
+    samples.map((s) => s.values),
+  );
+  let [first, last] = [samples[0]!.event.optionSymbol, samples[0]!.event.optionSymbol];
+  for (const { event } of samples)
+    [first, last] = [event.optionSymbol < first ? event.optionSymbol : first, event.optionSymbol > last ? event.optionSymbol : last];
   await query(`set local work_mem = '256MB'`);
   await query(`set local enable_hashjoin = off`);
   // Bounded to the group's symbols: a merge join would otherwise read the key index from its start.
   const updated = await query(
     `with u as (
-       update option_quotes o set ${assignments(columns, "o", "s")}
+       update option_quotes o set ${assignments(SAMPLE_NAMES, "o", "s")}
          from (select * from ${STAGE} order by option_symbol) s
         where o.option_symbol = s.option_symbol and o.option_symbol between $1 and $2
           and (o.as_of is null or o.as_of <= s.as_of)
@@ -132,20 +188,28 @@ async function applyQuoteRows(query: TypedQuery, copy: CopyRows, rows: QuoteRow[
      select count(*)::int as n from u`,
     [first, last],
   );
-  // Every row found its contract: nothing to insert (the usual minute).
-  if (Number(updated.rows[0]?.n) === rows.length) return;
-  await query(
-    `insert into option_quotes (${columns.join(", ")})
-     select ${columns.join(", ")} from ${STAGE} s
-      where not exists (select 1 from option_quotes o where o.option_symbol = s.option_symbol)
-      order by option_symbol
-     on conflict (option_symbol) do update set ${assignments(columns, "option_quotes", "excluded")}
-      where option_quotes.as_of is null or option_quotes.as_of <= excluded.as_of`,
+  // Every sample found its contract: nothing to insert (the usual minute).
+  if (Number(updated.rows[0]?.n) === samples.length) return;
+  const missing = await query(
+    `select option_symbol from ${STAGE} s where not exists (select 1 from option_quotes o where o.option_symbol = s.option_symbol)`,
+  );
+  const symbols = new Set(missing.rows.map((r) => r.option_symbol as string));
+  const rows = samples
+    .filter((s) => symbols.has(s.event.optionSymbol))
+    .sort((a, b) => (a.event.optionSymbol < b.event.optionSymbol ? -1 : 1))
+    .map(newQuoteRow);
+  await bulkInsert(
+    query,
+    optionQuotes,
+    rows,
+    (columns) =>
+      `on conflict (option_symbol) do update set ${assignments(columns, "option_quotes", "excluded")}
+        where option_quotes.as_of is null or option_quotes.as_of <= excluded.as_of`,
   );
 }
 
-/** Rows a transaction of a minute applies at most, whole underlyings at a time (an underlying may hold more). */
-const CHUNK_ROWS = 50_000;
+/** Samples a transaction of a minute applies at most, whole underlyings at a time (an underlying may hold more). */
+const CHUNK_SAMPLES = 50_000;
 
 /**
  * Writes a batch of minute samples (cbbo-1m: only the contracts that changed) and moves the feed's
@@ -154,12 +218,14 @@ const CHUNK_ROWS = 50_000;
  * sample's IV and Greeks are solved at that spot and instant. Samples at or before the stored
  * position are skipped.
  *
- * The rows are written a few underlyings at a time, each group in its own transaction with its
+ * The samples are written a few underlyings at a time, each group in its own transaction with its
  * scopes' new version: an underlying's chain, quotes and GEX move to the new minute at once, and
  * the trades lane, whose updates of last price and volume wait for the quote rows a transaction
- * holds, waits for one group (under a second) rather than the whole market's minute. The last
- * group also writes the spots to `equity_quotes`, moves the session and the feed's position: a
- * crash before it replays the minute, and applying a sample again changes nothing.
+ * holds, waits for one group (under a second) rather than the whole market's minute. A group is
+ * priced while the database applies the one before it, in slices that let the trades lane's I/O
+ * through. The last group also writes the spots to `equity_quotes`, moves the session and the
+ * feed's position: a crash before it replays the minute, and applying a sample again changes
+ * nothing.
  */
 export async function writeQuotes(
   db: IngestDatabase,
@@ -170,23 +236,27 @@ export async function writeQuotes(
 ): Promise<{ written: number; skipped: number }> {
   const stored = await readPositions(db.typedQuery, feed);
   const pending = quotes.filter((e) => isPending(stored, e.position));
-  const { rows, spots } = priceSamples(pending, market);
-  const groups = underlyingGroups(rows);
+  const groups = underlyingGroups(pending);
+  const spots = new Map<string, { price: number; asOf: string }>();
   const asOf = pending.at(-1)?.asOf ?? new Date(0);
-  const scopesOf = (group: QuoteRow[]) => contractScopes(group.map((r) => ({ underlying: r.underlying, root: r.root })));
-  for (const group of groups.slice(0, -1)) {
+  const scopesOf = (group: PricedSample[]) =>
+    contractScopes(group.map(({ event }) => ({ underlying: event.underlying, root: event.contract.root })));
+  let next = groups.length > 0 ? priceSamples(groups[0]!, market, spots) : Promise.resolve([]);
+  for (let i = 0; i < groups.length - 1; i++) {
+    const group = await next;
+    next = priceSamples(groups[i + 1]!, market, spots);
     await db.typedTransaction(async (query, copy) => {
-      await applyQuoteRows(query, copy, group);
+      await applySamples(query, copy, group);
       await bumpScopes(query, { scopes: scopesOf(group), asOf });
     });
   }
-  const last = groups.at(-1) ?? [];
+  const last = await next;
   return writeAtPositions(
     db,
     feed,
     quotes,
     async (query, _pending, copy) => {
-      if (last.length > 0) await applyQuoteRows(query, copy, last);
+      await applySamples(query, copy, last);
       await writeSpots(query, spots);
       await moveSession(query, asOf);
       return { scopes: scopesOf(last), asOf };
@@ -195,18 +265,24 @@ export async function writeQuotes(
   );
 }
 
-type QuoteRow = InsertRow<typeof optionQuotes>;
+/** Samples priced between turns of the event loop: a minute's pricing never holds up the other lanes for long. */
+const PRICE_SLICE = 2_000;
 
-/** The samples' rows (a contract sampled in several minutes of the batch keeps its newest) and the spots implied at each instant. */
-function priceSamples(
-  pending: QuoteEvent[],
+/**
+ * A group's samples priced (a contract sampled in several minutes of the batch keeps its newest),
+ * the spots implied at each instant recorded in `spots`.
+ */
+async function priceSamples(
+  events: QuoteEvent[],
   market: QuoteMarket,
-): { rows: QuoteRow[]; spots: Map<string, { price: number; asOf: string }> } {
-  const rows = new Map<string, QuoteRow>();
-  const spots = new Map<string, { price: number; asOf: string }>();
-  for (const [at, events] of byInstant(pending)) {
-    for (const e of events) market.book.apply({ ...e, ...e.contract });
-    for (const underlying of new Set(events.map((e) => e.underlying))) {
+  spots: Map<string, { price: number; asOf: string }>,
+): Promise<PricedSample[]> {
+  const priced = new Map<string, PricedSample>();
+  const expiries = new ExpiryInstants();
+  let sliced = 0;
+  for (const [at, instant] of byInstant(events)) {
+    for (const e of instant) market.book.apply(e, e.contract);
+    for (const underlying of new Set(instant.map((e) => e.underlying))) {
       const q = market.dividendYields.get(underlying) ?? 0;
       const spot = market.book.spot(underlying, new Date(at), market.rate, q);
       if (spot !== null) {
@@ -214,29 +290,28 @@ function priceSamples(
         spots.set(underlying, { price: spot, asOf: new Date(at).toISOString() });
       }
     }
-    for (const e of events) {
-      rows.set(
-        e.optionSymbol,
-        quoteRow(e, market.spots.get(e.underlying) ?? null, market.rate, market.dividendYields.get(e.underlying) ?? 0),
-      );
+    for (const e of instant) {
+      const q = market.dividendYields.get(e.underlying) ?? 0;
+      priced.set(e.optionSymbol, priceSample(e, market.spots.get(e.underlying) ?? null, market.rate, q, expiries));
+      if (++sliced % PRICE_SLICE === 0) await setImmediate();
     }
   }
-  return { rows: [...rows.values()], spots };
+  return [...priced.values()];
 }
 
-/** Rows in groups of whole underlyings (in symbol order) of about `chunkRows` each. */
-export function underlyingGroups(rows: QuoteRow[], chunkRows = CHUNK_ROWS): QuoteRow[][] {
-  const byUnderlying = new Map<string, QuoteRow[]>();
-  for (const row of rows) {
-    const list = byUnderlying.get(row.underlying);
-    if (list) list.push(row);
-    else byUnderlying.set(row.underlying, [row]);
+/** Items in groups of whole underlyings (in symbol order) of about `chunk` each. */
+export function underlyingGroups<T extends { underlying: string }>(items: readonly T[], chunk = CHUNK_SAMPLES): T[][] {
+  const byUnderlying = new Map<string, T[]>();
+  for (const item of items) {
+    const list = byUnderlying.get(item.underlying);
+    if (list) list.push(item);
+    else byUnderlying.set(item.underlying, [item]);
   }
-  const groups: QuoteRow[][] = [];
-  let group: QuoteRow[] = [];
+  const groups: T[][] = [];
+  let group: T[] = [];
   for (const underlying of [...byUnderlying.keys()].sort()) {
-    for (const row of byUnderlying.get(underlying)!) group.push(row);
-    if (group.length >= chunkRows) {
+    for (const item of byUnderlying.get(underlying)!) group.push(item);
+    if (group.length >= chunk) {
       groups.push(group);
       group = [];
     }

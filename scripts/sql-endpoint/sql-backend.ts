@@ -7,7 +7,7 @@ import { migrate as migratePg } from "drizzle-orm/node-postgres/migrator";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { from as copyFrom } from "pg-copy-streams";
-import { copyText } from "../../ingest/pipeline/copy-text";
+import { copyBinary, copyFromSql } from "../../ingest/pipeline/copy-binary";
 import type { CopyRows, IngestDatabase, TypedQuery } from "../../ingest/pipeline/database";
 
 /** A column of a raw result, as the Postgres wire protocol describes it. */
@@ -168,8 +168,8 @@ class PgliteBackend implements SqlBackend {
           async (text, params = []) => ({ rows: (await tx.query<Record<string, unknown>>(text, params)).rows }),
           // PGlite reads COPY data from a blob it is handed as /dev/blob.
           async (table, columns, rows) => {
-            const blob = new Blob([...copyText(rows)]);
-            await tx.query(`copy ${table} (${columns.join(", ")}) from '/dev/blob'`, [], { blob });
+            const blob = new Blob([...copyBinary(columns, rows)]);
+            await tx.query(copyFromSql(table, columns, "'/dev/blob'"), [], { blob });
           },
         ),
       ),
@@ -293,7 +293,7 @@ class PostgresBackend implements SqlBackend {
         const result = await body(
           async (text, params = []) => ({ rows: (await client.query(text, params)).rows as Record<string, unknown>[] }),
           async (table, columns, rows) => {
-            await pipeline(Readable.from(copyText(rows)), client.query(copyFrom(`copy ${table} (${columns.join(", ")}) from stdin`)));
+            await pipeline(Readable.from(copyBinary(columns, rows)), client.query(copyFrom(copyFromSql(table, columns, "stdin"))));
           },
         );
         await client.query("COMMIT");

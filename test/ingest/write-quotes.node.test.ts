@@ -170,8 +170,7 @@ describe("writing minute quote samples", () => {
 
 describe("a minute's transactions", () => {
   it("group whole underlyings in symbol order, closing a group once it holds the chunk's rows", () => {
-    const row = (underlying: string, i: number) =>
-      ({ optionSymbol: `${underlying}${i}`, underlying }) as Parameters<typeof underlyingGroups>[0][number];
+    const row = (underlying: string, i: number) => ({ optionSymbol: `${underlying}${i}`, underlying });
     const rows = [row("SPY", 1), row("AAPL", 1), row("SPY", 2), row("MSFT", 1), row("AAPL", 2), row("AAPL", 3), row("QQQ", 1)];
     const groups = underlyingGroups(rows, 3).map((g) => g.map((r) => r.optionSymbol));
     // SPY is not split across two transactions although the second group is past 3 rows.
