@@ -99,9 +99,60 @@ const DEFINITION_V2: typeof DEFINITION_V3 = {
   maturityDay: 384,
 };
 
+/**
+ * The fields of the record being decoded, read at offsets from its start. One reader serves every
+ * record (methods, not closures per record: a live minute decodes 1.4 M records).
+ */
+class FieldReader {
+  private bytes: Uint8Array = new Uint8Array(0);
+  private view: DataView = new DataView(this.bytes.buffer);
+  private at = 0;
+
+  of(slice: RecordSlice): this {
+    [this.bytes, this.view, this.at] = [slice.bytes, slice.view, slice.at];
+    return this;
+  }
+  u8(o: number): number {
+    return this.bytes[this.at + o]!;
+  }
+  u16(o: number): number {
+    return this.view.getUint16(this.at + o, true);
+  }
+  i32(o: number): number {
+    return this.view.getInt32(this.at + o, true);
+  }
+  u32(o: number): number {
+    return this.view.getUint32(this.at + o, true);
+  }
+  i64(o: number): bigint {
+    return this.view.getBigInt64(this.at + o, true);
+  }
+  u64(o: number): bigint {
+    return this.view.getBigUint64(this.at + o, true);
+  }
+  /** A fixed-point price: as one double while the raw value is exact in one (|raw| < 2^53: ±9 million), else by BigInt. */
+  px(o: number): number | null {
+    const high = this.view.getInt32(this.at + o + 4, true);
+    if (high >= -0x20_0000 && high < 0x20_0000) return (high * 0x1_0000_0000 + this.view.getUint32(this.at + o, true)) / 1e9;
+    return priceToNumber(this.i64(o));
+  }
+  str(o: number, width: number): string {
+    return readCString(this.bytes, this.at + o, width);
+  }
+  char(o: number): string | null {
+    return readChar(this.bytes, this.at + o);
+  }
+  /** ConsolidatedBidAskPair at 48: bid_px i64 @0, ask_px i64 @8, bid_sz u32 @16, ask_sz u32 @20, bid_pb u16 @24, reserved 2, ask_pb u16 @28, reserved 2. */
+  level(): [ConsolidatedLevel] {
+    return [{ bidPx: this.px(48), askPx: this.px(56), bidSz: this.u32(64), askSz: this.u32(68), bidPb: this.u16(72), askPb: this.u16(76) }];
+  }
+}
+
+const fields = new FieldReader();
+
 /** Decodes one complete record, or returns null for an rtype this decoder does not know. */
 export function decodeRecord(slice: RecordSlice): DbnRecord | null {
-  const { bytes, view, at, length, version, tsOut } = slice;
+  const { bytes, at, length, version, tsOut } = slice;
   const rtype = bytes[at + 1]!;
   const needed = layoutLength(rtype, version);
   if (needed === null) return null;
@@ -111,29 +162,14 @@ export function decodeRecord(slice: RecordSlice): DbnRecord | null {
       slice.streamOffset,
     );
   }
-  const u8 = (o: number) => bytes[at + o]!;
-  const u16 = (o: number) => view.getUint16(at + o, true);
-  const i32 = (o: number) => view.getInt32(at + o, true);
-  const u32 = (o: number) => view.getUint32(at + o, true);
-  const i64 = (o: number) => view.getBigInt64(at + o, true);
-  const u64 = (o: number) => view.getBigUint64(at + o, true);
-  const px = (o: number) => priceToNumber(i64(o));
-  const str = (o: number, width: number) => readCString(bytes, at + o, width);
-  const char = (o: number) => readChar(bytes, at + o);
-
+  const r = fields.of(slice);
   const header: RecordHeaderFields = {
     rtype,
-    publisherId: u16(2),
-    instrumentId: u32(4),
-    tsEvent: u64(8),
+    publisherId: r.u16(2),
+    instrumentId: r.u32(4),
+    tsEvent: r.u64(8),
   };
-  if (tsOut) header.tsOut = u64(length - 8);
-
-  // ConsolidatedBidAskPair at 48: bid_px i64 @0, ask_px i64 @8, bid_sz u32 @16, ask_sz u32 @20,
-  // bid_pb u16 @24, reserved 2, ask_pb u16 @28, reserved 2.
-  const level = (): [ConsolidatedLevel] => [
-    { bidPx: px(48), askPx: px(56), bidSz: u32(64), askSz: u32(68), bidPb: u16(72), askPb: u16(76) },
-  ];
+  if (tsOut) header.tsOut = r.u64(length - 8);
 
   switch (rtype) {
     case RTYPE.INSTRUMENT_DEF: {
@@ -141,52 +177,52 @@ export function decodeRecord(slice: RecordSlice): DbnRecord | null {
       return {
         kind: "definition",
         ...header,
-        tsRecv: u64(16),
-        minPriceIncrement: px(24),
-        displayFactor: px(32),
-        expiration: optionalTimestamp(u64(40)),
-        activation: optionalTimestamp(u64(48)),
-        highLimitPrice: px(56),
-        lowLimitPrice: px(64),
-        unitOfMeasureQty: px(at.unitOfMeasureQty),
-        strikePrice: px(at.strikePrice),
-        rawInstrumentId: at.rawInstrumentIdWide ? u64(at.rawInstrumentId) : BigInt(u32(at.rawInstrumentId)),
-        underlyingId: u32(at.underlyingId),
-        contractMultiplier: i32(at.contractMultiplier),
-        maturityYear: u16(at.maturityYear),
-        channelId: u16(at.channelId),
-        currency: str(at.currency, 4),
-        rawSymbol: str(at.rawSymbol, 71),
-        exchange: str(at.exchange, 5),
-        asset: str(at.asset, at.assetLength),
-        cfi: str(at.cfi, 7),
-        securityType: str(at.securityType, 7),
-        underlying: str(at.underlying, 21),
-        strikePriceCurrency: str(at.strikePriceCurrency, 4),
-        instrumentClass: char(at.instrumentClass) ?? "",
-        securityUpdateAction: char(at.securityUpdateAction) ?? "",
-        maturityMonth: u8(at.maturityMonth),
-        maturityDay: u8(at.maturityDay),
+        tsRecv: r.u64(16),
+        minPriceIncrement: r.px(24),
+        displayFactor: r.px(32),
+        expiration: optionalTimestamp(r.u64(40)),
+        activation: optionalTimestamp(r.u64(48)),
+        highLimitPrice: r.px(56),
+        lowLimitPrice: r.px(64),
+        unitOfMeasureQty: r.px(at.unitOfMeasureQty),
+        strikePrice: r.px(at.strikePrice),
+        rawInstrumentId: at.rawInstrumentIdWide ? r.u64(at.rawInstrumentId) : BigInt(r.u32(at.rawInstrumentId)),
+        underlyingId: r.u32(at.underlyingId),
+        contractMultiplier: r.i32(at.contractMultiplier),
+        maturityYear: r.u16(at.maturityYear),
+        channelId: r.u16(at.channelId),
+        currency: r.str(at.currency, 4),
+        rawSymbol: r.str(at.rawSymbol, 71),
+        exchange: r.str(at.exchange, 5),
+        asset: r.str(at.asset, at.assetLength),
+        cfi: r.str(at.cfi, 7),
+        securityType: r.str(at.securityType, 7),
+        underlying: r.str(at.underlying, 21),
+        strikePriceCurrency: r.str(at.strikePriceCurrency, 4),
+        instrumentClass: r.char(at.instrumentClass) ?? "",
+        securityUpdateAction: r.char(at.securityUpdateAction) ?? "",
+        maturityMonth: r.u8(at.maturityMonth),
+        maturityDay: r.u8(at.maturityDay),
       };
     }
     case RTYPE.STATISTICS: {
       // v3: quantity i64 @40 then sequence @48; v2: quantity i32 @40 then sequence @44.
       const v3 = version >= 3;
-      const rawQuantity = v3 ? i64(40) : i32(40);
+      const rawQuantity = v3 ? r.i64(40) : r.i32(40);
       const shift = v3 ? 4 : 0;
       return {
         kind: "statistic",
         ...header,
-        tsRecv: u64(16),
-        tsRef: optionalTimestamp(u64(24)),
-        price: px(32),
+        tsRecv: r.u64(16),
+        tsRef: optionalTimestamp(r.u64(24)),
+        price: r.px(32),
         quantity: rawQuantity === (v3 ? UNDEF_STAT_QUANTITY_V3 : UNDEF_STAT_QUANTITY_V2) ? null : Number(rawQuantity),
-        sequence: u32(44 + shift),
-        tsInDelta: i32(48 + shift),
-        statType: u16(52 + shift),
-        channelId: u16(54 + shift),
-        updateAction: u8(56 + shift),
-        statFlags: u8(57 + shift),
+        sequence: r.u32(44 + shift),
+        tsInDelta: r.i32(48 + shift),
+        statType: r.u16(52 + shift),
+        channelId: r.u16(54 + shift),
+        updateAction: r.u8(56 + shift),
+        statFlags: r.u8(57 + shift),
       };
     }
     case RTYPE.CBBO_1S:
@@ -195,12 +231,12 @@ export function decodeRecord(slice: RecordSlice): DbnRecord | null {
       return {
         kind: "cbbo",
         ...header,
-        tsRecv: u64(32),
-        price: px(16),
-        size: u32(24),
-        side: char(29),
-        flags: u8(30),
-        levels: level(),
+        tsRecv: r.u64(32),
+        price: r.px(16),
+        size: r.u32(24),
+        side: r.char(29),
+        flags: r.u8(30),
+        levels: r.level(),
       };
     case RTYPE.CMBP_1:
     case RTYPE.TCBBO:
@@ -208,30 +244,30 @@ export function decodeRecord(slice: RecordSlice): DbnRecord | null {
       return {
         kind: "cmbp1",
         ...header,
-        tsRecv: u64(32),
-        price: px(16),
-        size: u32(24),
-        action: char(28),
-        side: char(29),
-        flags: u8(30),
-        tsInDelta: i32(40),
-        levels: level(),
+        tsRecv: r.u64(32),
+        price: r.px(16),
+        size: r.u32(24),
+        action: r.char(28),
+        side: r.char(29),
+        flags: r.u8(30),
+        tsInDelta: r.i32(40),
+        levels: r.level(),
       };
     case RTYPE.SYMBOL_MAPPING:
       return {
         kind: "symbol-mapping",
         ...header,
-        stypeIn: u8(16),
-        stypeInSymbol: str(17, 71),
-        stypeOut: u8(88),
-        stypeOutSymbol: str(89, 71),
-        startTs: optionalTimestamp(u64(160)),
-        endTs: optionalTimestamp(u64(168)),
+        stypeIn: r.u8(16),
+        stypeInSymbol: r.str(17, 71),
+        stypeOut: r.u8(88),
+        stypeOutSymbol: r.str(89, 71),
+        startTs: optionalTimestamp(r.u64(160)),
+        endTs: optionalTimestamp(r.u64(168)),
       };
     case RTYPE.SYSTEM:
-      return { kind: "system", ...header, msg: str(16, 303), code: u8(319) };
+      return { kind: "system", ...header, msg: r.str(16, 303), code: r.u8(319) };
     case RTYPE.ERROR:
-      return { kind: "error", ...header, err: str(16, 302), code: u8(318), isLast: u8(319) };
+      return { kind: "error", ...header, err: r.str(16, 302), code: r.u8(318), isLast: r.u8(319) };
     default:
       return null;
   }

@@ -64,9 +64,14 @@ const NY_PARTS = new Intl.DateTimeFormat("en-US", {
   second: "2-digit",
 });
 
+const lastHour = { hour: NaN, date: "" };
+
 /** Today's date in New York. */
 export function todayInNewYork(now = new Date()): string {
-  return NY_DATE.format(now);
+  // New York's offset is whole hours: its date is one within a UTC hour, formatted once per hour.
+  const hour = Math.floor(now.getTime() / 3_600_000);
+  if (hour !== lastHour.hour) [lastHour.hour, lastHour.date] = [hour, NY_DATE.format(now)];
+  return lastHour.date;
 }
 
 /** Wall-clock time → UTC offset, memoised: time-zone conversion is slow and callers reuse a few hundred instants. */

@@ -8,7 +8,7 @@ import {
   isTradingDay,
   marketHolidays,
 } from "../../src/domain/market-calendar";
-import { previousSessions, sessionCloseAt, sessionOnOrBefore } from "../../src/domain/calendar";
+import { previousSessions, sessionCloseAt, sessionOnOrBefore, todayInNewYork } from "../../src/domain/calendar";
 
 /**
  * NYSE's published holiday and early-close calendars ("Holidays & Trading Hours",
@@ -165,5 +165,22 @@ describe("session rule of the calendar", () => {
     expect(sessionCloseAt("2026-11-27").toISOString()).toBe("2026-11-27T18:00:00.000Z"); // 13:00 EST
     expect(sessionCloseAt("2025-07-03").toISOString()).toBe("2025-07-03T17:00:00.000Z"); // 13:00 EDT
     expect(sessionCloseAt("2026-11-20").toISOString()).toBe("2026-11-20T21:00:00.000Z"); // 16:00 EST
+  });
+});
+
+describe("today in New York", () => {
+  it("turns at New York's midnight, in winter and in summer and across both clock changes, whatever instants came before", () => {
+    const cases: [string, string][] = [
+      ["2026-01-15T04:59:59.999Z", "2026-01-14"], // EST: midnight is 05:00 UTC
+      ["2026-01-15T05:00:00.000Z", "2026-01-15"],
+      ["2026-07-15T03:59:59.999Z", "2026-07-14"], // EDT: 04:00 UTC
+      ["2026-07-15T04:00:00.000Z", "2026-07-15"],
+      ["2026-03-08T04:59:59.999Z", "2026-03-07"], // the night clocks go forward
+      ["2026-03-08T05:00:00.000Z", "2026-03-08"],
+      ["2026-11-01T03:59:59.999Z", "2026-10-31"], // the night clocks go back
+      ["2026-11-01T04:00:00.000Z", "2026-11-01"],
+      ["2026-01-15T04:59:59.999Z", "2026-01-14"], // an instant seen before, asked again after others
+    ];
+    for (const [at, date] of cases) expect([at, todayInNewYork(new Date(at))]).toEqual([at, date]);
   });
 });
