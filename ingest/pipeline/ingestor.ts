@@ -92,8 +92,11 @@ export class Ingestor {
     return ingestor;
   }
 
-  /** Queues an event for its lane; waits while too many are queued (the source then reads no further). */
-  async accept(event: MarketEvent): Promise<void> {
+  /**
+   * Queues an event for its lane. While too many are queued it returns a promise to wait on (the
+   * source then reads no further); otherwise nothing, so a minute's million events cost no promise each.
+   */
+  accept(event: MarketEvent): Promise<void> | undefined {
     this.tick(event.position.tsRecv);
     if (!isPending(this.startPositions, event.position)) {
       this.counts.skipped++;
@@ -104,6 +107,10 @@ export class Ingestor {
     else if (event.kind === "quote") this.quotes.push(event);
     else this.contracts.push(event);
     this.pump();
+    return this.queued() >= this.options.maxQueued ? this.room() : undefined;
+  }
+
+  private async room(): Promise<void> {
     while (this.queued() >= this.options.maxQueued) await new Promise<void>((resolve) => this.waiters.push(resolve));
   }
 
@@ -136,6 +143,12 @@ export class Ingestor {
     clearInterval(this.timer);
   }
 
+  /** After a lane's write: the readers waiting for room go on, and the lanes take what is complete. One function, not one per event. */
+  private readonly written = () => {
+    for (const resolve of this.waiters.splice(0)) resolve();
+    this.pump();
+  };
+
   private queued(): number {
     return this.trades.queued + this.quotes.queued + this.contracts.queued;
   }
@@ -144,13 +157,9 @@ export class Ingestor {
     const ended = this.draining?.endOfFeed ?? false;
     // A stopped ingestor writes only what the feed has moved past; a quiet feed, all it holds.
     const settled = !this.draining && performance.now() - this.lastArrival >= this.options.settleMs;
-    const next = () => {
-      for (const resolve of this.waiters.splice(0)) resolve();
-      this.pump();
-    };
-    this.trades.pump(this.clock, settled, next, ended);
-    this.quotes.pump(this.clock, settled, next, ended);
-    if (!this.applying) this.contracts.pump(this.clock, settled, next, ended);
+    this.trades.pump(this.clock, settled, this.written, ended);
+    this.quotes.pump(this.clock, settled, this.written, ended);
+    if (!this.applying) this.contracts.pump(this.clock, settled, this.written, ended);
     const quiet = this.clock - this.lastStatistic >= this.options.openInterestQuietNs && performance.now() >= this.applyNotBefore;
     if (this.staged.length > 0 && quiet && !this.draining && !this.contracts.busy && this.contracts.queued === 0) {
       void this.applyStagedOpenInterest();

@@ -61,7 +61,8 @@ export async function consumeFeed(
     for await (const record of records(ingestor)) {
       if (options.signal?.aborted) break;
       count++;
-      await ingest(reader, ingestor, record);
+      const full = ingest(reader, ingestor, record);
+      if (full) await full;
     }
     await ingestor.drain({ endOfFeed: !options.signal?.aborted });
   } catch (error) {
@@ -78,9 +79,9 @@ export async function consumeFeed(
   };
 }
 
-/** One record into the pipeline: its event, if it gives one; else (heartbeats, mappings) only the feed's clock. */
-async function ingest(reader: OpraEventReader, ingestor: Ingestor, record: DbnRecord): Promise<void> {
+/** One record into the pipeline: its event, if it gives one; else (heartbeats, mappings) only the feed's clock. A promise while the ingestor is full. */
+function ingest(reader: OpraEventReader, ingestor: Ingestor, record: DbnRecord): Promise<void> | undefined {
   const event = reader.read(record);
-  if (event) await ingestor.accept(event);
-  else ingestor.tick(receiveTime(record));
+  if (event) return ingestor.accept(event);
+  ingestor.tick(receiveTime(record));
 }
