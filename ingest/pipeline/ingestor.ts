@@ -18,8 +18,12 @@ export interface IngestorOptions {
   settleMs?: number;
   /** Feed time without a new statistic after which the staged open interest is switched in (ns). */
   openInterestQuietNs?: bigint;
-  /** Events queued across lanes beyond which `accept` waits for a write to finish. */
-  maxQueued?: number;
+  /**
+   * Events a lane queues beyond which `accept` waits for its writes: trades and contracts 500,000;
+   * quotes 3,000,000, two whole-market minutes, so a minute being written never stops the reader
+   * from reaching the trades that follow it in the feed.
+   */
+  maxQueued?: { trades: number; quotes: number; contracts: number };
   lane?: Partial<LaneOptions>;
 }
 
@@ -83,7 +87,13 @@ export class Ingestor {
     };
     const ingestor = new Ingestor(
       db,
-      { settleMs: 100, openInterestQuietNs: 30n * SECOND_NS, maxQueued: 500_000, ...options, lane },
+      {
+        settleMs: 100,
+        openInterestQuietNs: 30n * SECOND_NS,
+        maxQueued: { trades: 500_000, quotes: 3_000_000, contracts: 500_000 },
+        ...options,
+        lane,
+      },
       await readPositions(db.typedQuery, options.feed),
       await loadQuoteMarket(db.typedQuery),
       await stagedSessions(db.typedQuery),
@@ -107,11 +117,18 @@ export class Ingestor {
     else if (event.kind === "quote") this.quotes.push(event);
     else this.contracts.push(event);
     this.pump();
-    return this.queued() >= this.options.maxQueued ? this.room() : undefined;
+    const caps = this.options.maxQueued;
+    const [lane, cap] =
+      event.kind === "trade"
+        ? [this.trades, caps.trades]
+        : event.kind === "quote"
+          ? [this.quotes, caps.quotes]
+          : [this.contracts, caps.contracts];
+    return lane.queued >= cap ? this.room(lane, cap) : undefined;
   }
 
-  private async room(): Promise<void> {
-    while (this.queued() >= this.options.maxQueued) await new Promise<void>((resolve) => this.waiters.push(resolve));
+  private async room(lane: { queued: number }, cap: number): Promise<void> {
+    while (lane.queued >= cap) await new Promise<void>((resolve) => this.waiters.push(resolve));
   }
 
   /** Moves the feed clock (every record, heartbeats included): receive times before it are complete. */

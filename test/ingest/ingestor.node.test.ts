@@ -111,6 +111,31 @@ describe("the ingestor", () => {
     await ingestor.drain({ endOfFeed: false });
   });
 
+  it("holds the reader back by lane: a full queue of quotes does not stop the trades behind them, a full queue of trades does", async () => {
+    const stream = new OpraStream();
+    const strikes = [100, 105, 110].flatMap((k) => [contract(k, "call"), contract(k, "put")]);
+    const ingestor = await Ingestor.start(db, {
+      feed: FEED,
+      log: () => undefined,
+      // Nothing is complete (one receive time, the feed never quiet): every event stays queued.
+      settleMs: 60_000,
+      maxQueued: { trades: 3, quotes: 6, contracts: 3 },
+    });
+    const at = "2026-03-03T14:31:00Z";
+    const quotes = strikes.map((c) => ingestor.accept(stream.quote(c, at, 1, 1.1)));
+    expect(quotes.slice(0, 5)).toEqual(Array(5).fill(undefined));
+    expect(quotes[5]).toBeInstanceOf(Promise);
+    const trades = [0, 1, 2].map((i) => ingestor.accept(stream.trade(strikes[i]!, at, 1.05, 1, 1, 1.1)));
+    expect(trades.slice(0, 2)).toEqual([undefined, undefined]);
+    expect(trades[2]).toBeInstanceOf(Promise);
+    let released = false;
+    void trades[2]!.then(() => (released = true));
+    // The feed moves on: the queued receive time is complete, written, and the reader goes on.
+    ingestor.tick(nanos("2026-03-03T14:31:01Z"));
+    await expect.poll(() => released, { timeout: 10_000 }).toBe(true);
+    await ingestor.drain({ endOfFeed: true });
+  });
+
   it("writes a receive time split by a quiet spell whole: the late part is not taken for written", async () => {
     const events = session();
     // The last minute's four samples share one receive time; the feed stalls after two of them.
