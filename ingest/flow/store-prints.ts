@@ -1,6 +1,6 @@
 import { flowPrints } from "../../src/db/schema";
-import { bulkInsert, updateOnConflict, type InsertRow } from "../pipeline/bulk-insert";
-import type { TypedQuery } from "../pipeline/database";
+import { copyInsert, updateOnConflict, type InsertRow } from "../pipeline/bulk-insert";
+import type { CopyRows, TypedQuery } from "../pipeline/database";
 import type { OptionTrade } from "../events";
 import type { ClassifyContext, FlowPrint } from "./classify-trades";
 
@@ -132,6 +132,6 @@ function flowRow(p: FlowPrint): InsertRow<typeof flowPrints> {
  * Upserts classified prints by (contract, execution time, sequence number): loading the same file
  * twice changes nothing. The market snapshot version stays: no cache is keyed on flow data.
  */
-export async function writeFlowPrints(query: TypedQuery, prints: readonly FlowPrint[]): Promise<number> {
-  return bulkInsert(query, flowPrints, prints.map(flowRow), UPSERT);
+export async function writeFlowPrints(query: TypedQuery, copy: CopyRows, prints: readonly FlowPrint[]): Promise<number> {
+  return copyInsert(query, copy, flowPrints, prints.map(flowRow), UPSERT);
 }

@@ -2,8 +2,8 @@ import { classifyTrades, type ClassifyContext, type FlowPrint } from "../flow/cl
 import { flowContext, writeFlowPrints } from "../flow/store-prints";
 import type { TradeEvent } from "../events";
 import { optionQuotes } from "../../src/db/schema";
-import { bulkInsert } from "./bulk-insert";
-import type { IngestDatabase, TypedQuery } from "./database";
+import { copyInsert } from "./bulk-insert";
+import type { CopyRows, IngestDatabase, TypedQuery } from "./database";
 import { writeAtPositions } from "./positions";
 import { contractScopes } from "./versions";
 
@@ -27,10 +27,10 @@ export async function writeTrades<T extends TradeEvent>(
     db,
     feed,
     trades,
-    async (query, pending) => {
+    async (query, pending, copy) => {
       prints = classifyTrades(pending, await flowContext(query, pending, pricing));
-      await writeFlowPrints(query, prints);
-      const quoted = await updateLastTrades(query, prints);
+      await writeFlowPrints(query, copy, prints);
+      const quoted = await updateLastTrades(query, copy, prints);
       const newest = Math.max(...pending.map((t) => t.executedAt.getTime()));
       return {
         scopes: contractScopes(quoted.map(({ trade }) => ({ underlying: trade.underlying, root: trade.contract.root }))),
@@ -48,7 +48,7 @@ export async function writeTrades<T extends TradeEvent>(
  * contract not yet in `option_quotes` (its definition is written by another lane) enters with
  * them, so the order in which the lanes commit does not change the outcome.
  */
-async function updateLastTrades(query: TypedQuery, prints: readonly FlowPrint[]): Promise<FlowPrint[]> {
+async function updateLastTrades(query: TypedQuery, copy: CopyRows, prints: readonly FlowPrint[]): Promise<FlowPrint[]> {
   const newest = new Map<string, FlowPrint>();
   for (const p of prints) {
     if (p.printClass === "canceled") continue;
@@ -57,27 +57,27 @@ async function updateLastTrades(query: TypedQuery, prints: readonly FlowPrint[])
       seen && (p.trade.executedAt.getTime() - seen.trade.executedAt.getTime() || p.trade.sequenceNumber - seen.trade.sequenceNumber);
     if (!seen || order! > 0) newest.set(p.trade.optionSymbol, p);
   }
-  await bulkInsert(
+  await copyInsert(
     query,
+    copy,
     optionQuotes,
-    // In symbol order, as every writer of option_quotes: two lanes' batches then never deadlock.
-    [...newest.values()]
-      .sort((a, b) => (a.trade.optionSymbol < b.trade.optionSymbol ? -1 : 1))
-      .map(({ trade, volume }) => ({
-        optionSymbol: trade.optionSymbol,
-        underlying: trade.underlying,
-        root: trade.contract.root,
-        expiration: trade.contract.expiration,
-        strike: trade.contract.strike,
-        side: trade.contract.side,
-        settlement: trade.settlement,
-        multiplier: 100,
-        last: trade.price,
-        lastTradeAt: trade.executedAt.toISOString(),
-        volume,
-      })),
+    [...newest.values()].map(({ trade, volume }) => ({
+      optionSymbol: trade.optionSymbol,
+      underlying: trade.underlying,
+      root: trade.contract.root,
+      expiration: trade.contract.expiration,
+      strike: trade.contract.strike,
+      side: trade.contract.side,
+      settlement: trade.settlement,
+      multiplier: 100,
+      last: trade.price,
+      lastTradeAt: trade.executedAt.toISOString(),
+      volume,
+    })),
     () => `on conflict (option_symbol) do update set last = excluded.last, last_trade_at = excluded.last_trade_at, volume = excluded.volume
            where option_quotes.last_trade_at is null or option_quotes.last_trade_at <= excluded.last_trade_at`,
+    // In symbol order, as every writer of option_quotes: two lanes' batches then never deadlock.
+    "option_symbol",
   );
   return [...newest.values()];
 }

@@ -287,10 +287,8 @@ describe("Cboe DataShop option trades: loading", () => {
       );
       const load = async () => {
         const file = parseCboeTrades(excerpt);
-        return writeFlowPrints(
-          backend.typedQuery,
-          classifyTrades(file.trades, await flowContext(backend.typedQuery, file.trades, PRICING)),
-        );
+        const prints = classifyTrades(file.trades, await flowContext(backend.typedQuery, file.trades, PRICING));
+        return backend.typedTransaction((query, copy) => writeFlowPrints(query, copy, prints));
       };
       const snapshot = async () => (await backend.typedQuery("select * from flow_prints order by id")).rows;
       expect(await load()).toBe(259);
