@@ -19,7 +19,8 @@ const STATUS_TEXT: Record<number, string> = {
 
 type JsonSchema = Record<string, unknown>;
 
-function jsonSchema(schema: z.ZodType, io: "input" | "output"): JsonSchema {
+/** A zod schema as JSON Schema 2020-12: the API description's and the MCP tools' one conversion. */
+export function jsonSchema(schema: z.ZodType, io: "input" | "output"): JsonSchema {
   const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, {
     target: "draft-2020-12",
     io,
@@ -99,6 +100,10 @@ function operation(route: RouteSpec): JsonSchema {
     tags: route.tags,
     ...(route.access === "public" ? { security: [] } : {}),
     parameters: parameters(route),
+    // The body the route validates (the screener's): clients and generated types need it as much as the parameters.
+    ...(route.body
+      ? { requestBody: { required: false, content: { "application/json": { schema: jsonSchema(route.body, "input") } } } }
+      : {}),
     responses,
   };
 }
