@@ -8,6 +8,8 @@ import {
   type AdmitRequest,
   type AdmitResult,
   type EntitlementView,
+  type KeyCheck,
+  type KeyCheckRequest,
   type RateState,
   type UsageView,
 } from "../src/limits/admission";
@@ -125,6 +127,16 @@ export class AccountLimiter extends DurableObject<Bindings> {
 
     const usage: UsageView = { date, today: this.#day.count, resetAt: resetAt.toISOString() };
     return { kind: "admitted", rate, leaseId, entitlement, usage };
+  }
+
+  /**
+   * Whether a key may call at all, without counting a request: for `/mcp`, whose own messages
+   * (initialise, list tools) are free while each tool call is admitted as a REST request.
+   */
+  async checkKey(request: KeyCheckRequest): Promise<KeyCheck> {
+    const snapshot = await this.#currentSnapshot({ ...request, requireEntitlement: false });
+    if (snapshot.activeKeyIds.includes(request.keyId)) return { kind: "active" };
+    return request.keyId <= (snapshot.maxKeyId ?? 0) ? { kind: "revoked" } : { kind: "unknown_key" };
   }
 
   /** Admitted requests of the current ET day (the dashboard's "requests today"). */

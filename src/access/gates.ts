@@ -7,7 +7,8 @@ import { setRateHeaders } from "../http/limit-headers";
 import type { Access } from "../http/route";
 import { displayPrefix } from "../domain/api-key";
 import { admit, release } from "./admit";
-import { authenticate } from "./authenticate";
+import { authenticate, authenticationFailed, REVOKED_OR_UNKNOWN } from "./authenticate";
+import { rememberRevoked } from "./resolve-key";
 import { LIMITER_RETRY_AFTER_SECONDS } from "../http/limiter-window";
 
 /** Per-IP limit of the unauthenticated routes (Workers Rate Limiting binding). */
@@ -50,3 +51,19 @@ export function accessGate(access: Exclude<Access, "admin">): MiddlewareHandler<
   if (access === "public") return publicGate;
   return accountGate(access === "entitled");
 }
+
+/**
+ * A valid, unrevoked key, with nothing counted: the gate of `/mcp`, whose tool calls each go
+ * through the REST pipeline (and its admission) of their route. Failures are the REST routes' 401s.
+ */
+export const keyCheckGate: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const identity = await authenticate(c);
+  const check = await c.env.ACCOUNT_LIMITER.getByName(String(identity.accountId)).checkKey({
+    accountId: identity.accountId,
+    keyId: identity.keyId,
+  });
+  if (check.kind === "revoked") rememberRevoked(identity, c.env.KEY_CACHE, (p) => c.executionCtx.waitUntil(p));
+  if (check.kind !== "active") return authenticationFailed(c, "invalid_api_key", REVOKED_OR_UNKNOWN);
+  await next();
+  c.res.headers.set("Cache-Control", "private, no-store");
+};
