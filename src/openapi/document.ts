@@ -4,6 +4,7 @@ import { ERROR_STATUS, type ErrorCode } from "../http/errors";
 import { routeErrorCodes } from "../http/pipeline-errors";
 import type { RouteSpec } from "../http/route";
 import { API_VERSION } from "../version";
+import { GETTING_STARTED } from "./getting-started";
 
 const STATUS_TEXT: Record<number, string> = {
   400: "Validation failure.",
@@ -125,7 +126,7 @@ export function buildOpenApiDocument(allRoutes: readonly RouteSpec[]): JsonSchem
     info: {
       title: "Options Data Service",
       version: API_VERSION,
-      description: "US equity option chains with Greeks, quotes, screener, calendars, IV context, dealer gamma exposure and options flow.",
+      description: GETTING_STARTED,
     },
     servers: [{ url: "/" }],
     security: [{ bearerAuth: [] }],
