@@ -19,6 +19,9 @@ form.inline{display:inline}
 .facts dd{margin:0;overflow-wrap:anywhere}
 .warn,.error{color:#a4161a}
 .notice{border:2px solid #0b4f8a;border-radius:6px;padding:0 1rem 1rem;margin-bottom:1rem}
+textarea.key{white-space:pre;overflow-x:auto;resize:vertical}
+.snippet{margin-top:.75rem}
+.snippet label{display:block}
 input.key,textarea.key{width:100%;font:14px/1.6 ui-monospace,monospace;padding:.5rem;margin:.25rem 0 .5rem;border:1px solid #555}
 table{border-collapse:collapse;width:100%;margin-top:1rem}
 caption{text-align:left;font-weight:600}

@@ -142,9 +142,11 @@ export function keysPage(
 ): Markup {
   const active = keys.filter((k) => k.revokedAt === null).length;
   const snippet = (id: string, label: string, text: string) =>
-    html`<label for="${id}">${label}</label>
-      <textarea id="${id}" class="key" readonly rows="${text.split("\n").length}">${text}</textarea>
-      <button type="button" data-copy="${id}">Copy</button>`;
+    html`<div class="snippet">
+      <label for="${id}">${label}</label>
+      <textarea id="${id}" class="key" readonly wrap="off" rows="${text.split("\n").length + 1}">${text}</textarea>
+      <button type="button" data-copy="${id}">Copy</button>
+    </div>`;
   return layout(
     "API keys",
     html`${

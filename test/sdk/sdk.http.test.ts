@@ -1,3 +1,5 @@
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createClient, OdsApiError, type OdsClient } from "../../sdk/src/index";
 import { earningsRoute } from "../../src/routes/calendars/earnings";
@@ -135,5 +137,14 @@ describe("the TypeScript SDK against wrangler dev", () => {
     expect(err).toMatchObject({ code: "rate_limited", status: 429 });
     expect(err.meta.retryAfterSeconds).toBeGreaterThanOrEqual(1);
     expect(err.meta.rateLimit?.remaining).toBe(0);
+  });
+
+  it("runs its example (sdk/examples/first-calls.ts), the key in the environment", async () => {
+    const { stdout } = await promisify(execFile)("node_modules/.bin/tsx", ["sdk/examples/first-calls.ts"], {
+      env: { ...process.env, ODS_API_KEY: key, ODS_BASE_URL: sharedWorker().url },
+    });
+    expect(stdout).toMatch(/^SPY IV [\d.]+%/);
+    expect(stdout).toMatch(/\d+ SPY contracts within 14 days/);
+    expect(stdout).toMatch(/refused: 400 invalid_parameter/);
   });
 });
