@@ -8,7 +8,7 @@ import { ApiError } from "../http/errors";
 import { API_VERSION } from "../version";
 import { callTool } from "./dispatch";
 import { toolInputSchema } from "./input-schema";
-import { MCP_TOOLS, type McpTool } from "./tools";
+import { MAX_MCP_BODY_BYTES, MCP_TOOLS, type McpTool } from "./tools";
 
 const byName = new Map<string, McpTool>(MCP_TOOLS.map((tool) => [tool.name, tool]));
 
@@ -50,7 +50,12 @@ function mcpServer(app: Hono<AppEnv>, c: Context<AppEnv>): Server {
  */
 export function mountMcp(app: Hono<AppEnv>): void {
   app.post("/mcp", keyCheckGate, async (c) => {
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+      // A tool call is a few hundred bytes: the REST API's own bound on bodies, not the library's 4 MiB.
+      maxRequestBodySize: MAX_MCP_BODY_BYTES,
+    });
     await mcpServer(app, c).connect(transport);
     return transport.handleRequest(c.req.raw);
   });

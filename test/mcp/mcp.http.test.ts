@@ -4,7 +4,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
 import { HeatmapSummarySchema } from "../../src/mcp/summaries";
-import { MAX_RESULT_CHARS, MCP_TOOLS } from "../../src/mcp/tools";
+import { MAX_MCP_BODY_BYTES, MAX_RESULT_CHARS, MCP_TOOLS } from "../../src/mcp/tools";
 import { contractBody } from "../support/contract";
 import { newHttpAccount, sharedWorker } from "../support/http-accounts";
 
@@ -148,6 +148,18 @@ describe("/mcp with the official MCP client against wrangler dev", () => {
     await expect(client.callTool({ name: "no_such_tool", arguments: {} })).rejects.toThrow(/Unknown tool/);
   });
 
+  it("applies the REST API's entitlement to every tool call: a key without an entitled account gets the 403 as a tool error", async () => {
+    const canceled = await connect((await newHttpAccount({ status: "canceled" })).key);
+    expect(toolError(await call(canceled, "get_chain", { symbol: "SPY" }))).toMatchObject({ error: "subscription_inactive", status: 403 });
+    await canceled.close();
+    const legacy = await connect((await newHttpAccount({ plan: "legacy-starter" })).key);
+    expect(toolError(await call(legacy, "get_iv_context", { symbol: "SPY" }))).toMatchObject({
+      error: "plan_upgrade_required",
+      required_plan: "basic",
+    });
+    await legacy.close();
+  });
+
   it("refuses a missing or revoked key with 401 and the API's envelope", async () => {
     const initialize = {
       jsonrpc: "2.0",
@@ -194,6 +206,15 @@ describe("/mcp with the official MCP client against wrangler dev", () => {
     expect(toolError(refusal!)).toMatchObject({ error: "rate_limited", status: 429 });
     expect(toolError(refusal!).retry_after_seconds).toBeGreaterThanOrEqual(1);
     await limited.close();
+  });
+
+  it("refuses a message larger than the API's body bound with 413, unread", async () => {
+    const res = await fetch(`${sharedWorker().url}/mcp`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping", params: { padding: "x".repeat(MAX_MCP_BODY_BYTES) } }),
+    });
+    expect(res.status).toBe(413);
   });
 
   it("answers other methods with 405 and Allow: POST (stateless: no stream, no session)", async () => {
