@@ -25,9 +25,25 @@ type LooseRequest = (
   init: { params: { path: Record<string, unknown>; query: Record<string, unknown> }; body?: unknown },
 ) => Promise<{ data?: unknown; error?: unknown; response: Response }>;
 
+const LOOPBACK_HOST = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|localhost|\[::1\])$/i;
+
+/** The base URL, checked: https, or plain http only to this machine, where the key does not cross a network in clear. */
+function checkedBaseUrl(baseUrl: string): string {
+  let url: URL | null = null;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    // reported below
+  }
+  if (!url || !(url.protocol === "https:" || (url.protocol === "http:" && LOOPBACK_HOST.test(url.hostname)))) {
+    throw new TypeError(`baseUrl must be an https:// URL (plain http only to localhost): got '${baseUrl}'`);
+  }
+  return baseUrl.replace(/\/+$/, "");
+}
+
 export function createClient(options: ClientOptions): OdsClient {
   const raw = createFetchClient<paths>({
-    baseUrl: options.baseUrl.replace(/\/+$/, ""),
+    baseUrl: checkedBaseUrl(options.baseUrl),
     headers: { Authorization: `Bearer ${options.apiKey}` },
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });

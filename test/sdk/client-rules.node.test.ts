@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { createClient } from "../../sdk/src/index";
 import { retryAfterSeconds } from "../../sdk/src/meta";
 import { retryDelayMs } from "../../sdk/src/retry";
 
@@ -35,5 +36,16 @@ describe("SDK retry policy", () => {
     expect(retryAfterSeconds(new Headers({ "Retry-After": "Wed, 18 Nov 2026 20:45:03 GMT" }), now)).toBe(3);
     expect(retryAfterSeconds(new Headers({ "Retry-After": "soon" }))).toBeNull();
     expect(retryAfterSeconds(new Headers())).toBeNull();
+  });
+});
+
+describe("SDK base URL", () => {
+  it("takes https anywhere and plain http only to this machine, where the key cannot cross a network in clear", () => {
+    for (const baseUrl of ["http://api.example.com", "http://10.0.0.5:8787", "ftp://api.example.com", "not a url"]) {
+      expect(() => createClient({ baseUrl, apiKey: "k" }), baseUrl).toThrow(TypeError);
+    }
+    for (const baseUrl of ["https://api.example.com/", "http://127.0.0.1:8787", "http://localhost:8787", "http://[::1]:8787"]) {
+      expect(() => createClient({ baseUrl, apiKey: "k" }), baseUrl).not.toThrow();
+    }
   });
 });
