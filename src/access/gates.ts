@@ -6,9 +6,8 @@ import { ApiError } from "../http/errors";
 import { setRateHeaders } from "../http/limit-headers";
 import type { Access } from "../http/route";
 import { displayPrefix } from "../domain/api-key";
-import { admit, release } from "./admit";
-import { authenticate, authenticationFailed, REVOKED_OR_UNKNOWN } from "./authenticate";
-import { rememberRevoked } from "./resolve-key";
+import { admit, refuseKey, release } from "./admit";
+import { authenticate } from "./authenticate";
 import { LIMITER_RETRY_AFTER_SECONDS } from "../http/limiter-window";
 
 /** Per-IP limit of the unauthenticated routes (Workers Rate Limiting binding). */
@@ -62,8 +61,7 @@ export const keyCheckGate: MiddlewareHandler<AppEnv> = async (c, next) => {
     accountId: identity.accountId,
     keyId: identity.keyId,
   });
-  if (check.kind === "revoked") rememberRevoked(identity, c.env.KEY_CACHE, (p) => c.executionCtx.waitUntil(p));
-  if (check.kind !== "active") return authenticationFailed(c, "invalid_api_key", REVOKED_OR_UNKNOWN);
+  if (check.kind !== "active") return refuseKey(c, identity, check);
   await next();
   c.res.headers.set("Cache-Control", "private, no-store");
 };
