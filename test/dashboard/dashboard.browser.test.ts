@@ -91,7 +91,8 @@ describe("developer dashboard in Chromium", () => {
     await mcp.close();
     const copyMcp = page.locator('button[data-copy="use-mcp"]');
     await copyMcp.click();
-    await expect(copyMcp.textContent()).resolves.toBe("Copied");
+    // The clipboard write settles after the click: wait for the button to say so.
+    await expect.poll(() => copyMcp.textContent(), { timeout: 5_000 }).toBe("Copied");
     // The key is never shown again.
     await page.goto(`${base}/dashboard/keys`);
     expect(await page.content()).not.toContain(key);
