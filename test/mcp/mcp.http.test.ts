@@ -9,9 +9,9 @@ import { contractBody } from "../support/contract";
 import { newHttpAccount, sharedWorker } from "../support/http-accounts";
 
 /** The official MCP client over Streamable HTTP, with the key as the REST API takes it. */
-async function connect(key: string): Promise<Client> {
+async function connect(key: string, headers: Record<string, string> = {}): Promise<Client> {
   const transport = new StreamableHTTPClientTransport(new URL(`${sharedWorker().url}/mcp`), {
-    requestInit: { headers: { Authorization: `Bearer ${key}` } },
+    requestInit: { headers: { Authorization: `Bearer ${key}`, ...headers } },
   });
   const client = new Client({ name: "mcp-test", version: "1.0.0" });
   await client.connect(transport);
@@ -170,14 +170,20 @@ describe("/mcp with the official MCP client against wrangler dev", () => {
     const post = (headers: Record<string, string>) =>
       fetch(`${sharedWorker().url}/mcp`, {
         method: "POST",
-        headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", ...headers },
+        // A client address of its own where wrangler dev passes one on: these failures count towards a lockout.
+        headers: {
+          "Content-Type": "application/json",
+          Accept: "application/json, text/event-stream",
+          "CF-Connecting-IP": "203.0.113.27",
+          ...headers,
+        },
         body: JSON.stringify(initialize),
       });
     const missing = await post({});
     expect(missing.status).toBe(401);
     expect(missing.headers.get("WWW-Authenticate")).toMatch(/^Bearer /);
     expect(await missing.json()).toMatchObject({ error: "missing_api_key", status: 401 });
-    await expect(connect("")).rejects.toThrow(/401/);
+    await expect(connect("", { "CF-Connecting-IP": "203.0.113.27" })).rejects.toThrow(/401/);
 
     const account = await newHttpAccount();
     expect((await post({ Authorization: `Bearer ${account.key}` })).status).toBe(200);
