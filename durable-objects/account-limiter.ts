@@ -8,6 +8,8 @@ import {
   type AdmitRequest,
   type AdmitResult,
   type EntitlementView,
+  type KeyCheck,
+  type KeyCheckRequest,
   type RateState,
   type UsageView,
 } from "../src/limits/admission";
@@ -40,6 +42,12 @@ interface LimiterStorage extends Record<string, unknown> {
 
 /** Hot-path writes do not hold the reply for disk: a lost write only forgets a little rate-limit history. */
 const UNCONFIRMED = { allowUnconfirmed: true } as const;
+
+/** A key's standing in a snapshot: an unlisted id at or below the highest ever issued is revoked (or deleted) for good, which the edge may remember. */
+function keyState(snapshot: EntitlementSnapshot, keyId: number): KeyCheck {
+  if (snapshot.activeKeyIds.includes(keyId)) return { kind: "active" };
+  return keyId <= (snapshot.maxKeyId ?? 0) ? { kind: "revoked" } : { kind: "unknown_key" };
+}
 
 /**
  * Per-account limits and state, one instance per account (`getByName(accountId)`): the GCRA
@@ -90,10 +98,8 @@ export class AccountLimiter extends DurableObject<Bindings> {
   async admit(request: AdmitRequest): Promise<AdmitResult> {
     const snapshot = await this.#currentSnapshot(request);
     const now = Date.now();
-    if (!snapshot.activeKeyIds.includes(request.keyId)) {
-      // At or below the highest id ever issued: revoked (or deleted) for good, which the edge may remember.
-      return request.keyId <= (snapshot.maxKeyId ?? 0) ? { kind: "revoked" } : { kind: "unknown_key" };
-    }
+    const key = keyState(snapshot, request.keyId);
+    if (key.kind !== "active") return key;
     const entitlement = entitlementView(snapshot, now);
     if (request.requireEntitlement && !entitlement.entitled) return { kind: "not_entitled", entitlement };
 
@@ -125,6 +131,14 @@ export class AccountLimiter extends DurableObject<Bindings> {
 
     const usage: UsageView = { date, today: this.#day.count, resetAt: resetAt.toISOString() };
     return { kind: "admitted", rate, leaseId, entitlement, usage };
+  }
+
+  /**
+   * Whether a key may call at all, without counting a request: for `/mcp`, whose own messages
+   * (initialise, list tools) are free while each tool call is admitted as a REST request.
+   */
+  async checkKey(request: KeyCheckRequest): Promise<KeyCheck> {
+    return keyState(await this.#currentSnapshot({ ...request, requireEntitlement: false }), request.keyId);
   }
 
   /** Admitted requests of the current ET day (the dashboard's "requests today"). */

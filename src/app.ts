@@ -6,6 +6,7 @@ import { adminAudit, adminGate, adminServedHere } from "./access/admin-gate";
 import { mountBillingWebhook } from "./billing/webhook";
 import { mountApiReference } from "./reference/docs-page";
 import { dashboard } from "./dashboard/app";
+import { mountMcp } from "./mcp/server";
 import { accessGate } from "./access/gates";
 import { isDatabaseUnavailable } from "./db/errors";
 import { configure } from "./http/configure";
@@ -91,6 +92,7 @@ export function newApp(routes: readonly RouteSpec[]): Hono<AppEnv> {
   mountBillingWebhook(app);
   app.route("/dashboard", dashboard);
   mountApiReference(app);
+  mountMcp(app);
 
   app.all("*", (c) => {
     const emptyParam = methods.emptyParamOf(c.req.path);

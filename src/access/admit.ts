@@ -3,7 +3,7 @@ import type { AppEnv } from "../app-env";
 import { ApiError } from "../http/errors";
 import { rateHeaders } from "../http/limit-headers";
 import type { EntitlementReason } from "../domain/entitlement-reasons";
-import type { AdmitResult } from "../limits/admission";
+import type { AdmitResult, KeyCheck } from "../limits/admission";
 import { authenticationFailed, REVOKED_OR_UNKNOWN } from "./authenticate";
 import { rememberRevoked, type KeyIdentity, type ResolvedKey } from "./resolve-key";
 
@@ -16,6 +16,12 @@ const ENTITLEMENT_MESSAGES: Record<EntitlementReason, string> = {
 
 export type Admitted = Extract<AdmitResult, { kind: "admitted" }>;
 
+/** The 401 of a key its account's object does not list; a revoked one is remembered, so the next attempt never reaches the object. */
+export function refuseKey(c: Context<AppEnv>, identity: ResolvedKey, state: Exclude<KeyCheck, { kind: "active" }>): Promise<never> {
+  if (state.kind === "revoked") rememberRevoked(identity, c.env.KEY_CACHE, (p) => c.executionCtx.waitUntil(p));
+  return authenticationFailed(c, "invalid_api_key", REVOKED_OR_UNKNOWN);
+}
+
 /**
  * One call to the account's Durable Object (revocation, entitlement, rate limit, in-flight cap,
  * daily count), mapped to the spec's errors; the admitted result carries the lease to release.
@@ -25,11 +31,8 @@ export async function admit(c: Context<AppEnv>, identity: ResolvedKey, requireEn
   const result = await limiter.admit({ accountId: identity.accountId, keyId: identity.keyId, requireEntitlement });
   switch (result.kind) {
     case "revoked":
-      // Final: the next attempt with this key is refused at the edge, lockout first, with no call to the object.
-      rememberRevoked(identity, c.env.KEY_CACHE, (p) => c.executionCtx.waitUntil(p));
-      return authenticationFailed(c, "invalid_api_key", REVOKED_OR_UNKNOWN);
     case "unknown_key":
-      return authenticationFailed(c, "invalid_api_key", REVOKED_OR_UNKNOWN);
+      return refuseKey(c, identity, result);
     case "not_entitled": {
       const reason = result.entitlement.reason || "subscription_required";
       const requiredPlan = result.entitlement.requiredPlan;

@@ -6,7 +6,7 @@ import { ApiError } from "../http/errors";
 import { setRateHeaders } from "../http/limit-headers";
 import type { Access } from "../http/route";
 import { displayPrefix } from "../domain/api-key";
-import { admit, release } from "./admit";
+import { admit, refuseKey, release } from "./admit";
 import { authenticate } from "./authenticate";
 import { LIMITER_RETRY_AFTER_SECONDS } from "../http/limiter-window";
 
@@ -50,3 +50,18 @@ export function accessGate(access: Exclude<Access, "admin">): MiddlewareHandler<
   if (access === "public") return publicGate;
   return accountGate(access === "entitled");
 }
+
+/**
+ * A valid, unrevoked key, with nothing counted: the gate of `/mcp`, whose tool calls each go
+ * through the REST pipeline (and its admission) of their route. Failures are the REST routes' 401s.
+ */
+export const keyCheckGate: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const identity = await authenticate(c);
+  const check = await c.env.ACCOUNT_LIMITER.getByName(String(identity.accountId)).checkKey({
+    accountId: identity.accountId,
+    keyId: identity.keyId,
+  });
+  if (check.kind !== "active") return refuseKey(c, identity, check);
+  await next();
+  c.res.headers.set("Cache-Control", "private, no-store");
+};

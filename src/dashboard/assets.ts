@@ -9,7 +9,7 @@ nav a,nav .link{color:#fff}
 nav a[aria-current=page]{font-weight:700;text-decoration-thickness:3px}
 main{max-width:56rem;margin:0 auto;padding:1rem}
 a{color:#0b4f8a}
-a:focus-visible,button:focus-visible,input:focus-visible{outline:3px solid #f5a623;outline-offset:2px}
+a:focus-visible,button:focus-visible,input:focus-visible,textarea:focus-visible{outline:3px solid #f5a623;outline-offset:2px}
 button,.button{display:inline-block;font:inherit;padding:.5rem 1rem;border:0;border-radius:4px;background:#0b4f8a;color:#fff;text-decoration:none;cursor:pointer;min-height:44px}
 button.danger{background:#a4161a}
 button.link{background:none;padding:0;min-height:0;text-decoration:underline}
@@ -19,7 +19,10 @@ form.inline{display:inline}
 .facts dd{margin:0;overflow-wrap:anywhere}
 .warn,.error{color:#a4161a}
 .notice{border:2px solid #0b4f8a;border-radius:6px;padding:0 1rem 1rem;margin-bottom:1rem}
-input.key{width:100%;font:14px/1.6 ui-monospace,monospace;padding:.5rem;margin:.25rem 0 .5rem;border:1px solid #555}
+textarea.key{white-space:pre;overflow-x:auto;resize:vertical}
+.snippet{margin-top:.75rem}
+.snippet label{display:block}
+input.key,textarea.key{width:100%;font:14px/1.6 ui-monospace,monospace;padding:.5rem;margin:.25rem 0 .5rem;border:1px solid #555}
 table{border-collapse:collapse;width:100%;margin-top:1rem}
 caption{text-align:left;font-weight:600}
 th,td{text-align:left;padding:.4rem .5rem;border-bottom:1px solid #ccc;overflow-wrap:anywhere}

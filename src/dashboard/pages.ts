@@ -2,6 +2,7 @@ import { html } from "hono/html";
 import type { HtmlEscapedString } from "hono/utils/html";
 import type { AccountView } from "../control/accounts";
 import type { KeyView } from "../control/keys";
+import type { UsageSnippets } from "../reference/usage-snippets";
 
 type Markup = HtmlEscapedString | Promise<HtmlEscapedString>;
 
@@ -137,9 +138,15 @@ export function overviewPage(d: OverviewData): Markup {
 
 export function keysPage(
   keys: KeyView[],
-  options: { created?: { key: string; prefix: string }; error?: string; maxActive: number },
+  options: { created?: { key: string; prefix: string; snippets: UsageSnippets }; error?: string; maxActive: number },
 ): Markup {
   const active = keys.filter((k) => k.revokedAt === null).length;
+  const snippet = (id: string, label: string, text: string) =>
+    html`<div class="snippet">
+      <label for="${id}">${label}</label>
+      <textarea id="${id}" class="key" readonly wrap="off" rows="${text.split("\n").length + 1}">${text}</textarea>
+      <button type="button" data-copy="${id}">Copy</button>
+    </div>`;
   return layout(
     "API keys",
     html`${
@@ -150,6 +157,10 @@ export function keysPage(
               <label for="created-key">API key</label>
               <input id="created-key" class="key" type="text" readonly value="${options.created.key}" />
               <button type="button" data-copy="created-key">Copy</button>
+              <h3>Use it now</h3>
+              ${snippet("use-curl", "HTTP (curl)", options.created.snippets.curl)}
+              ${snippet("use-sdk", "TypeScript SDK (sdk/ in the repository; keep the key out of source control)", options.created.snippets.sdk)}
+              ${snippet("use-mcp", "MCP client configuration (an AI assistant's mcpServers)", options.created.snippets.mcp)}
             </section>`
           : ""
       }

@@ -23,6 +23,12 @@ export interface AdmitRequest {
   requireEntitlement: boolean;
 }
 
+/** A key to check without admitting a request (`checkKey`). */
+export type KeyCheckRequest = Omit<AdmitRequest, "requireEntitlement">;
+
+/** Whether a key is on its account's allowlist: `revoked` is final, as in `AdmitResult`. */
+export type KeyCheck = { kind: "active" } | { kind: "revoked" } | { kind: "unknown_key" };
+
 /** The account Durable Object's single answer on the hot path. */
 export type AdmitResult =
   /** The key was revoked (or its row deleted): final, the edge may remember it. */

@@ -4,6 +4,7 @@ import { ERROR_STATUS, type ErrorCode } from "../http/errors";
 import { routeErrorCodes } from "../http/pipeline-errors";
 import type { RouteSpec } from "../http/route";
 import { API_VERSION } from "../version";
+import { GETTING_STARTED } from "./getting-started";
 
 const STATUS_TEXT: Record<number, string> = {
   400: "Validation failure.",
@@ -19,7 +20,8 @@ const STATUS_TEXT: Record<number, string> = {
 
 type JsonSchema = Record<string, unknown>;
 
-function jsonSchema(schema: z.ZodType, io: "input" | "output"): JsonSchema {
+/** A zod schema as JSON Schema 2020-12: the API description's and the MCP tools' one conversion. */
+export function jsonSchema(schema: z.ZodType, io: "input" | "output"): JsonSchema {
   const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, {
     target: "draft-2020-12",
     io,
@@ -99,6 +101,10 @@ function operation(route: RouteSpec): JsonSchema {
     tags: route.tags,
     ...(route.access === "public" ? { security: [] } : {}),
     parameters: parameters(route),
+    // The body the route validates (the screener's): clients and generated types need it as much as the parameters.
+    ...(route.body
+      ? { requestBody: { required: false, content: { "application/json": { schema: jsonSchema(route.body, "input") } } } }
+      : {}),
     responses,
   };
 }
@@ -120,7 +126,7 @@ export function buildOpenApiDocument(allRoutes: readonly RouteSpec[]): JsonSchem
     info: {
       title: "Options Data Service",
       version: API_VERSION,
-      description: "US equity option chains with Greeks, quotes, screener, calendars, IV context, dealer gamma exposure and options flow.",
+      description: GETTING_STARTED,
     },
     servers: [{ url: "/" }],
     security: [{ bearerAuth: [] }],

@@ -3,6 +3,8 @@ import { mkdirSync } from "node:fs";
 import { neon, neonConfig } from "@neondatabase/serverless";
 import { resolve } from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { signInInBrowser } from "../support/browser-sign-in";
 import { chromiumLaunchOptions } from "../support/chromium";
@@ -76,6 +78,21 @@ describe("developer dashboard in Chromium", () => {
     await shot(page, "05-key-created");
     const api = (path: string) => fetch(`${base}${path}`, { headers: { Authorization: `Bearer ${key}` } });
     expect((await api("/v1/expirations/SPY")).status).toBe(200);
+    // Beside it, the three ways to use it, filled in: the MCP configuration, pasted into the official client, connects.
+    expect(await page.locator("#use-curl").inputValue()).toContain(`Bearer ${key}`);
+    expect(await page.locator("#use-sdk").inputValue()).toContain(`apiKey: "${key}"`);
+    const mcpConfig = JSON.parse(await page.locator("#use-mcp").inputValue()) as {
+      mcpServers: Record<string, { url: string; headers: Record<string, string> }>;
+    };
+    const server = Object.values(mcpConfig.mcpServers)[0]!;
+    const mcp = new Client({ name: "dashboard-snippet", version: "1.0.0" });
+    await mcp.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: server.headers } }));
+    expect((await mcp.listTools()).tools.length).toBeGreaterThan(10);
+    await mcp.close();
+    const copyMcp = page.locator('button[data-copy="use-mcp"]');
+    await copyMcp.click();
+    // The clipboard write settles after the click: wait for the button to say so.
+    await expect.poll(() => copyMcp.textContent(), { timeout: 5_000 }).toBe("Copied");
     // The key is never shown again.
     await page.goto(`${base}/dashboard/keys`);
     expect(await page.content()).not.toContain(key);

@@ -236,3 +236,31 @@ describe("billing pages", () => {
     expect(await res.text()).toContain("Billing is not configured");
   });
 });
+
+describe("the three ways to use a new key", () => {
+  const textarea = (html: string, id: string) =>
+    (new RegExp(`<textarea id="${id}"[^>]*>([\\s\\S]*?)</textarea>`).exec(html)?.[1] ?? "").replace(/&quot;/g, '"').replace(/&amp;/g, "&");
+
+  it("shows a curl line, the SDK snippet and the MCP configuration with the key and this address filled in, each with a Copy button", async () => {
+    const user = await signedInAccount({ status: "active" });
+    const html = await (await post(user, "/dashboard/keys")).text();
+    const key = /value="(ods_live_[0-9A-Za-z]{49})"/.exec(html)![1]!;
+    expect(textarea(html, "use-curl")).toBe(
+      `curl --compressed -H "Authorization: Bearer ${key}" "https://api.test/v1/chain/SPY?maxDte=14&limit=5"`,
+    );
+    expect(textarea(html, "use-sdk")).toContain(`createClient({ baseUrl: "https://api.test", apiKey: "${key}" })`);
+    expect(textarea(html, "use-sdk")).toContain('from "@options-data-service/sdk"');
+    const config = JSON.parse(textarea(html, "use-mcp")) as {
+      mcpServers: Record<string, { url: string; headers: Record<string, string> }>;
+    };
+    expect(Object.values(config.mcpServers)[0]).toEqual({
+      type: "http",
+      url: "https://api.test/mcp",
+      headers: { Authorization: `Bearer ${key}` },
+    });
+    for (const id of ["created-key", "use-curl", "use-sdk", "use-mcp"]) expect(html).toContain(`data-copy="${id}"`);
+    // Shown once: the list page afterwards has none of them.
+    const later = await (await page(user, "/dashboard/keys")).text();
+    expect(later).not.toContain("use-mcp");
+  });
+});

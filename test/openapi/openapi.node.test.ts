@@ -121,3 +121,18 @@ describe("error responses in the description", () => {
     await expect(JSON.stringify(buildOpenApiDocument(routes), null, 2) + "\n").toMatchFileSnapshot("../snapshots/openapi.json");
   });
 });
+
+describe("the introduction /docs shows", () => {
+  const intro = (buildOpenApiDocument(routes) as { info: { description: string } }).info.description;
+
+  it("gives the three ways in: curl, the SDK's install and call, and an MCP client configuration that parses", () => {
+    expect(intro).toMatch(/curl .*Authorization: Bearer/);
+    expect(intro).toContain("npm pack");
+    expect(intro).toContain('from "@options-data-service/sdk"');
+    const json = /```json\n([\s\S]*?)\n```/.exec(intro)?.[1] ?? "";
+    const config = JSON.parse(json) as { mcpServers: Record<string, { type: string; url: string; headers: Record<string, string> }> };
+    const server = Object.values(config.mcpServers)[0]!;
+    expect(server).toMatchObject({ type: "http", url: expect.stringMatching(/\/mcp$/) });
+    expect(server.headers.Authorization).toMatch(/^Bearer /);
+  });
+});

@@ -4,6 +4,7 @@ import { startDevOidcProvider } from "../../scripts/lib/oidc-dev-provider";
 import { startWorker, waitUntilUp } from "../../scripts/lib/worker-process";
 import { generateAdminToken } from "../../src/domain/admin-token";
 import { testSqlPassword } from "./sql-password";
+import { TEST_CLOCK } from "./test-clock";
 
 /** The one `wrangler dev` the Node-side tests share (the tools that run their own, `npm run dev`, aside). */
 export interface SharedWorker {
@@ -32,7 +33,14 @@ export default async function setup(project: TestProject): Promise<() => Promise
     port,
     sqlPort: Number(process.env.TEST_SQL_PORT),
     sqlPassword: testSqlPassword(),
-    vars: { ADMIN_TOKEN: adminToken, OIDC_ISSUER: oidc.issuer, OIDC_CLIENT_ID: oidc.clientId, OIDC_CLIENT_SECRET: oidc.clientSecret },
+    // Market answers as of the seeded test session, as in workerd (test/support/test-clock.ts): the same on any date.
+    vars: {
+      ADMIN_TOKEN: adminToken,
+      MARKET_CLOCK: TEST_CLOCK,
+      OIDC_ISSUER: oidc.issuer,
+      OIDC_CLIENT_ID: oidc.clientId,
+      OIDC_CLIENT_SECRET: oidc.clientSecret,
+    },
     quiet: true,
   });
   await waitUntilUp(`${url}/health`, 90_000);

@@ -6,6 +6,7 @@ import { page, requireSession, type DashboardContext } from "../middleware";
 import { keysPage, messagePage, revokePage } from "../pages";
 import { accountActionLimit } from "../throttle";
 import { services } from "../../services";
+import { usageSnippets } from "../../reference/usage-snippets";
 
 async function keysList(
   c: DashboardContext,
@@ -16,7 +17,9 @@ async function keysList(
   const control = services(c).controlPlane;
   const [list, view] = await Promise.all([control.keys.list(session.accountName), control.accounts.view(session.accountName)]);
   const maxActive = limitsFor(view.ok ? view.value.subscription?.plan : undefined).activeKeys;
-  return page(c, keysPage(list.ok ? list.value : [], { ...options, maxActive }), status);
+  // The key, shown once, comes with the three ways to use it at this very address.
+  const created = options.created && { ...options.created, snippets: usageSnippets(new URL(c.req.url).origin, options.created.key) };
+  return page(c, keysPage(list.ok ? list.value : [], { ...options, created, maxActive }), status);
 }
 
 /** The session's own key with this id, or undefined (another account's key is as unknown as a missing one). */

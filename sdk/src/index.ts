@@ -1,0 +1,7 @@
+export { createClient, type ClientOptions, type OdsClient } from "./client.js";
+export { OdsApiError, type ErrorCode } from "./errors.js";
+export type { ApiResult, RateLimit, ResponseMeta } from "./meta.js";
+export type { OperationData, OperationId, OperationInput, Operations } from "./operations.js";
+export type { Paginated, PaginatedOperations } from "./pagination.js";
+export type { RetryOptions } from "./retry.js";
+export type { components, operations, paths } from "./generated/api.js";

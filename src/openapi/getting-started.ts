@@ -1,0 +1,32 @@
+import { SDK_PACKAGE, usageSnippets } from "../reference/usage-snippets";
+
+const example = usageSnippets("<base_url>", "<API key>");
+
+/**
+ * The introduction `/docs` shows above the reference (Redoc renders `info.description` as
+ * Markdown): the three ways to call the API, as README.md and the dashboard give them.
+ */
+export const GETTING_STARTED = `US equity option chains with Greeks, quotes, screener, calendars, IV context, dealer gamma exposure and options flow.
+
+## Three ways to call it
+
+Every way takes the same API key (create one in the [dashboard](/dashboard)) and counts against the same limits.
+
+**HTTP**: \`${example.curl}\`
+
+**TypeScript SDK** (\`sdk/\` in the repository; Node 20+, browsers, Workers): build and install it with
+\`cd sdk && npm install && npm pack\`, then \`npm install <repository>/sdk/options-data-service-sdk-1.0.0.tgz\` in your project.
+
+\`\`\`ts
+${example.sdk}
+\`\`\`
+
+**MCP** (AI assistants): the Model Context Protocol over Streamable HTTP at \`/mcp\`, with 14 read-only tools (chain, quotes,
+screener, IV, GEX, flow, calendars). Add it to an MCP client's configuration (Claude Code's \`.mcp.json\`, Cursor's \`mcp.json\`):
+
+\`\`\`json
+${example.mcp}
+\`\`\`
+
+Each tool call is one request against the per-minute limit; an API error comes back as a tool error with the API's code.
+The SDK's package is \`${SDK_PACKAGE}\`.`;

@@ -1,0 +1,232 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { z } from "zod";
+import { HeatmapSummarySchema } from "../../src/mcp/summaries";
+import { MAX_MCP_BODY_BYTES, MAX_RESULT_CHARS, MCP_TOOLS } from "../../src/mcp/tools";
+import { contractBody } from "../support/contract";
+import { newHttpAccount, sharedWorker } from "../support/http-accounts";
+
+/** The official MCP client over Streamable HTTP, with the key as the REST API takes it. */
+async function connect(key: string, headers: Record<string, string> = {}): Promise<Client> {
+  const transport = new StreamableHTTPClientTransport(new URL(`${sharedWorker().url}/mcp`), {
+    requestInit: { headers: { Authorization: `Bearer ${key}`, ...headers } },
+  });
+  const client = new Client({ name: "mcp-test", version: "1.0.0" });
+  await client.connect(transport);
+  return client;
+}
+
+const call = async (client: Client, name: string, args: Record<string, unknown> = {}) =>
+  (await client.callTool({ name, arguments: args })) as CallToolResult;
+
+/** A tool error's payload: the API's envelope fields. */
+function toolError(result: CallToolResult): {
+  error: string;
+  message: string;
+  status: number;
+  request_id: string;
+  retry_after_seconds?: number;
+} {
+  expect(result.isError, JSON.stringify(result)).toBe(true);
+  return result.structuredContent as never;
+}
+
+const requestsToday = async (key: string) =>
+  (
+    (await (await fetch(`${sharedWorker().url}/v1/usage`, { headers: { Authorization: `Bearer ${key}` } })).json()) as {
+      requests: { today: number };
+    }
+  ).requests.today;
+
+describe("/mcp with the official MCP client against wrangler dev", () => {
+  let key: string;
+  let client: Client;
+  beforeAll(async () => {
+    key = (await newHttpAccount()).key;
+    client = await connect(key);
+  });
+  afterAll(() => client?.close());
+
+  it("initialises and lists one tool per entry of the tool table, inputs derived from the routes' contracts", async () => {
+    expect(client.getServerVersion()?.name).toBe("options-data-service");
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(MCP_TOOLS.map((t) => t.name));
+    for (const tool of tools) {
+      const route = MCP_TOOLS.find((t) => t.name === tool.name)!.route;
+      const contract = [route.params, route.query, route.body].flatMap((s) => Object.keys((s as z.ZodObject | undefined)?.shape ?? {}));
+      expect(
+        Object.keys(tool.inputSchema.properties ?? {}).every((name) => contract.includes(name)),
+        tool.name,
+      ).toBe(true);
+      expect(tool.annotations?.readOnlyHint).toBe(true);
+    }
+    const described = (name: string) => tools.find((t) => t.name === name)!.description!;
+    expect(described("get_iv_context")).toMatch(/percent/);
+    expect(described("get_gex")).toMatch(/dollars per 1% move/);
+    expect(described("get_chain")).toMatch(/IV in percent/);
+  });
+
+  it("counts tool calls, one request each, and nothing else", async () => {
+    const fresh = await newHttpAccount();
+    const other = await connect(fresh.key);
+    await other.listTools();
+    expect(await requestsToday(fresh.key)).toBe(1);
+    await call(other, "get_iv_context", { symbol: "SPY" });
+    await call(other, "get_expirations", { symbol: "SPY" });
+    expect(await requestsToday(fresh.key)).toBe(4);
+    await other.close();
+  });
+
+  it("answers every tool with valid input: the route's body (or its stated summary), with asOf, within the size bound", async () => {
+    const chain = await call(client, "get_chain", { symbol: "SPY", maxDte: 30 });
+    const symbols = (chain.structuredContent as { contracts: { optionSymbol: string }[] }).contracts.slice(0, 2).map((c) => c.optionSymbol);
+    const inputs: Record<string, Record<string, unknown>> = {
+      get_chain: { symbol: "SPY", maxDte: 30 },
+      get_option_quotes: { symbols: symbols.join(",") },
+      get_expirations: { symbol: "SPY" },
+      get_equity_quote: { symbol: "SPY" },
+      screen_contracts: { symbols: ["SPY"], type: "call", dteMax: 30 },
+      get_iv_context: { symbol: "SPY" },
+      get_top_iv: {},
+      get_top_ivr: {},
+      get_gex: { symbol: "SPY" },
+      get_gex_heatmap: { symbol: "SPY" },
+      get_flow: {},
+      get_net_flow: { symbol: "SPY" },
+      get_earnings: {},
+      get_dividends: {},
+    };
+    expect(Object.keys(inputs)).toEqual(MCP_TOOLS.map((t) => t.name));
+    for (const tool of MCP_TOOLS) {
+      const result = await call(client, tool.name, inputs[tool.name]);
+      expect(result.isError ?? false, `${tool.name}: ${JSON.stringify(result.content)}`).toBe(false);
+      const text = (result.content[0] as { text: string }).text;
+      expect(text.length, tool.name).toBeLessThanOrEqual(MAX_RESULT_CHARS);
+      const body = result.structuredContent as Record<string, unknown>;
+      expect(JSON.parse(text)).toEqual(body);
+      expect(body, `${tool.name} carries asOf`).toHaveProperty("asOf");
+      // The body the route answered (validated by its own schema), less the asOf the tool added where the route has none.
+      const { asOf, ...routeBody } = body;
+      const checked = tool.asOf ? routeBody : body;
+      if (tool.name === "get_gex_heatmap") HeatmapSummarySchema.strict().parse(body);
+      else await contractBody(tool.route, new Response(JSON.stringify(checked)));
+      expect(asOf === null || typeof asOf === "string", tool.name).toBe(true);
+    }
+  });
+
+  it("keeps large answers small: page sizes capped, GEX strikes near spot, net flow thinned", async () => {
+    const chain = await call(client, "get_chain", { symbol: "SPY", maxDte: 60, limit: 500 });
+    const page = chain.structuredContent as { contracts: unknown[]; nextCursor: string | null };
+    expect(page.contracts.length).toBe(50);
+    expect((chain.content[0] as { text: string }).text.length).toBeLessThanOrEqual(MAX_RESULT_CHARS);
+    const next = await call(client, "get_chain", { symbol: "SPY", maxDte: 60, limit: 500, cursor: page.nextCursor });
+    expect(next.isError ?? false).toBe(false);
+    const flow = await call(client, "get_flow", { limit: 500, minPremium: 0 });
+    expect((flow.content[0] as { text: string }).text.length).toBeLessThanOrEqual(MAX_RESULT_CHARS);
+    const gex = (await call(client, "get_gex", { symbol: "SPY", maxDte: 365 })).structuredContent as { strikes: unknown[] };
+    expect(gex.strikes.length).toBeLessThanOrEqual(40);
+    const net = (await call(client, "get_net_flow", { symbol: "SPY", minPremium: 0 })).structuredContent as { points: unknown[] };
+    expect(net.points.length).toBeLessThanOrEqual(60);
+  });
+
+  it("turns invalid input into a tool error with the API's code, never a transport failure", async () => {
+    expect(toolError(await call(client, "get_chain", { symbol: "not a symbol" }))).toMatchObject({
+      error: "invalid_parameter",
+      status: 400,
+    });
+    expect(toolError(await call(client, "get_chain", { symbol: "SPY", deltaMin: 3 }))).toMatchObject({ error: "invalid_parameter" });
+    expect(toolError(await call(client, "get_chain", {}))).toMatchObject({ error: "missing_symbol" });
+    expect(toolError(await call(client, "get_chain", { symbol: "NOSUCH" }))).toMatchObject({ error: "not_found", status: 404 });
+    expect(toolError(await call(client, "get_earnings", { from: "2026-12-10", to: "2026-12-01" }))).toMatchObject({
+      error: "invalid_range",
+    });
+    expect(toolError(await call(client, "screen_contracts", { bogus: 1 }))).toMatchObject({ error: "invalid_body" });
+    const error = toolError(await call(client, "get_iv_context", { symbol: 42 }));
+    expect(error.request_id).toMatch(/^[0-9a-f-]{36}$/);
+    await expect(client.callTool({ name: "no_such_tool", arguments: {} })).rejects.toThrow(/Unknown tool/);
+  });
+
+  it("applies the REST API's entitlement to every tool call: a key without an entitled account gets the 403 as a tool error", async () => {
+    const canceled = await connect((await newHttpAccount({ status: "canceled" })).key);
+    expect(toolError(await call(canceled, "get_chain", { symbol: "SPY" }))).toMatchObject({ error: "subscription_inactive", status: 403 });
+    await canceled.close();
+    const legacy = await connect((await newHttpAccount({ plan: "legacy-starter" })).key);
+    expect(toolError(await call(legacy, "get_iv_context", { symbol: "SPY" }))).toMatchObject({
+      error: "plan_upgrade_required",
+      required_plan: "basic",
+    });
+    await legacy.close();
+  });
+
+  it("refuses a missing or revoked key with 401 and the API's envelope", async () => {
+    const initialize = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+    };
+    const post = (headers: Record<string, string>) =>
+      fetch(`${sharedWorker().url}/mcp`, {
+        method: "POST",
+        // A client address of its own where wrangler dev passes one on: these failures count towards a lockout.
+        headers: {
+          "Content-Type": "application/json",
+          Accept: "application/json, text/event-stream",
+          "CF-Connecting-IP": "203.0.113.27",
+          ...headers,
+        },
+        body: JSON.stringify(initialize),
+      });
+    const missing = await post({});
+    expect(missing.status).toBe(401);
+    expect(missing.headers.get("WWW-Authenticate")).toMatch(/^Bearer /);
+    expect(await missing.json()).toMatchObject({ error: "missing_api_key", status: 401 });
+    await expect(connect("", { "CF-Connecting-IP": "203.0.113.27" })).rejects.toThrow(/401/);
+
+    const account = await newHttpAccount();
+    expect((await post({ Authorization: `Bearer ${account.key}` })).status).toBe(200);
+    await account.revoke();
+    const revoked = await post({ Authorization: `Bearer ${account.key}` });
+    expect(revoked.status).toBe(401);
+    expect(await revoked.json()).toMatchObject({ error: "invalid_api_key" });
+  });
+
+  it("answers the 301st call of a minute with a rate-limit tool error", async () => {
+    const fresh = await newHttpAccount();
+    const limited = await connect(fresh.key);
+    const started = Date.now();
+    // Every call the limiter saw takes a token, a rare too_many_concurrent refusal included (the bucket is charged first).
+    let counted = 0;
+    let refusal: CallToolResult | undefined;
+    while (!refusal && counted < 400) {
+      const results = await Promise.all([1, 2, 3, 4].map(() => call(limited, "get_expirations", { symbol: "SPY" })));
+      for (const result of results) {
+        if ((result.structuredContent as { error?: string }).error === "rate_limited") refusal ??= result;
+        else counted++;
+      }
+    }
+    // 300 at once; on a loaded machine one more for each 200 ms the burst took (GCRA refills one per 200 ms).
+    expect(counted).toBeGreaterThanOrEqual(300);
+    expect(counted).toBeLessThanOrEqual(300 + Math.ceil((Date.now() - started) / 200) + 4);
+    expect(toolError(refusal!)).toMatchObject({ error: "rate_limited", status: 429 });
+    expect(toolError(refusal!).retry_after_seconds).toBeGreaterThanOrEqual(1);
+    await limited.close();
+  });
+
+  it("refuses a message larger than the API's body bound with 413, unread", async () => {
+    const res = await fetch(`${sharedWorker().url}/mcp`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping", params: { padding: "x".repeat(MAX_MCP_BODY_BYTES) } }),
+    });
+    expect(res.status).toBe(413);
+  });
+
+  it("answers other methods with 405 and Allow: POST (stateless: no stream, no session)", async () => {
+    const res = await fetch(`${sharedWorker().url}/mcp`, { headers: { Authorization: `Bearer ${key}`, Accept: "text/event-stream" } });
+    expect(res.status).toBe(405);
+    expect(res.headers.get("Allow")).toBe("POST");
+  });
+});

@@ -1,0 +1,34 @@
+import { inject } from "vitest";
+import { bodyOf } from "../../scripts/lib/admin-api";
+import { AdminClient } from "../../scripts/lib/admin-client";
+
+/** The shared `wrangler dev` (test/support/shared-worker.ts) and its admin API, for Node-side tests. */
+export const sharedWorker = () => inject("sharedWorker");
+export const adminOfSharedWorker = () => new AdminClient(sharedWorker().url, sharedWorker().adminToken);
+
+let counter = 0;
+
+/** A fresh account on the shared Worker, with one key: `status` active and the catalogue's plan unless given. */
+export async function newHttpAccount(options: { status?: "active" | "canceled"; plan?: string } = {}) {
+  const admin = adminOfSharedWorker();
+  const name = `http-${Date.now().toString(36)}-${++counter}-${crypto.randomUUID().slice(0, 8)}`;
+  bodyOf(await admin.createAccount({ name, status: options.status ?? "active", plan: options.plan }));
+  const key = bodyOf(await admin.createKey(name));
+  return { name, key: key.key, keyId: key.id, revoke: async () => bodyOf(await admin.revokeKey(key.id)) };
+}
+
+/**
+ * Spends the account's per-minute allowance (300) with cheap calls, four at a time (under the
+ * in-flight cap of 5), until one is refused `rate_limited`: the account's next call is refused too.
+ */
+export async function exhaustRateLimit(key: string): Promise<void> {
+  const usage = async () => {
+    const res = await fetch(`${sharedWorker().url}/v1/usage`, { headers: { Authorization: `Bearer ${key}` } });
+    return res.status === 429 ? ((await res.json()) as { error: string }).error : String(res.status);
+  };
+  for (let round = 0; round < 120; round++) {
+    const outcomes = await Promise.all([usage(), usage(), usage(), usage()]);
+    if (outcomes.includes("rate_limited")) return;
+  }
+  throw new Error("the account's rate limit was never reached");
+}
