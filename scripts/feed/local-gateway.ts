@@ -26,6 +26,8 @@ export interface LocalGatewayOptions {
 
 /** How often a waiting session looks at the clock again. */
 const TICK_MS = 20;
+/** Bytes of due records written at once. */
+const SEND_CHUNK_BYTES = 1 << 16;
 
 /**
  * A local stand-in for Databento's live gateway, speaking its raw protocol (CRAM authentication,
@@ -144,17 +146,31 @@ export class LocalGateway {
       }
       await new Promise((resolve) => setTimeout(resolve, TICK_MS));
     };
+    // Records due together (a minute's 1.4 M samples) go out in chunks, as a gateway sends them, not a write each.
+    const due: Uint8Array[] = [];
+    let dueBytes = 0;
+    const flush = async () => {
+      if (due.length === 0) return;
+      const chunk = Buffer.concat(due, dueBytes);
+      [due.length, dueBytes] = [0, 0];
+      await send(chunk);
+    };
     for await (const record of this.options.records(from)) {
       const schema = schemaOf(record);
       if (schema === null || !schemas.has(schema) || receiveTime(record) < from) continue;
       while (this.muted || receiveTime(record) > this.options.now()) {
+        await flush();
         if (socket.destroyed) return;
         await idle();
       }
-      await send(encodeRecord(record));
+      const bytes = encodeRecord(record);
+      due.push(bytes);
+      dueBytes += bytes.length;
       this.sent++;
+      if (dueBytes >= SEND_CHUNK_BYTES) await flush();
       lastSent = Date.now();
     }
+    await flush();
     // The feed has ended: the session stays open on heartbeats, as a gateway after the close.
     while (!socket.destroyed) await idle();
   }
