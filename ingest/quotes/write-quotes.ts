@@ -1,12 +1,12 @@
 import { impliedVolatility } from "../../src/analytics/implied-volatility";
 import { quoteAnalytics } from "../../src/analytics/quote-analytics";
-import { sessionOnOrBefore, todayInNewYork } from "../../src/domain/calendar";
+import { addDays, newYorkInstant, sessionOnOrBefore, todayInNewYork } from "../../src/domain/calendar";
 import { expiryInstant, yearsUntil, type Settlement } from "../../src/domain/market-clock";
 import { optionQuotes } from "../../src/db/schema";
 import type { QuoteEvent } from "../events";
 import { setImmediate } from "node:timers/promises";
 import { bulkInsert, copyColumns, type InsertRow } from "../pipeline/bulk-insert";
-import type { CopyRows, CopyValue, IngestDatabase, TypedQuery } from "../pipeline/database";
+import type { CopyColumn, CopyRows, CopyValue, IngestDatabase, TypedQuery } from "../pipeline/database";
 import { isPending, readPositions, writeAtPositions } from "../pipeline/positions";
 import { bumpScopes, contractScopes } from "../pipeline/versions";
 import { OptionBook } from "./option-book";
@@ -72,28 +72,46 @@ const SAMPLE_KEYS = [
 ] as const;
 const SAMPLE_COLUMNS = copyColumns(optionQuotes, SAMPLE_KEYS);
 
-/** A sample priced: its event and its stage row (the values of SAMPLE_KEYS, `asOf` in epoch ms). */
+/** The stage's other columns: the New York day of the sample's time, from its midnight to the next. */
+const DAY_COLUMNS: CopyColumn[] = [
+  { name: "day_from", type: "timestamptz" },
+  { name: "day_to", type: "timestamptz" },
+];
+
+/** A sample priced: its event and its stage row (the values of SAMPLE_KEYS then DAY_COLUMNS, times in epoch ms). */
 interface PricedSample {
   event: QuoteEvent;
   values: CopyValue[];
 }
 
-/** The expiry instants (epoch ms) of the expirations seen: a group's contracts share a few dozen. */
-class ExpiryInstants {
-  private readonly known = new Map<string, number>();
+/** Instants a group's samples share, each computed once (time-zone arithmetic per sample cost seconds a minute). */
+class SharedInstants {
+  private readonly expiries = new Map<string, number>();
+  private readonly days = new Map<number, [number, number]>();
 
-  of(expiration: string, settlement: Settlement): number {
+  /** A contract's expiry instant (epoch ms): a group's contracts share a few dozen expirations. */
+  expiry(expiration: string, settlement: Settlement): number {
     const key = `${expiration}${settlement}`;
-    let at = this.known.get(key);
-    if (at === undefined) this.known.set(key, (at = expiryInstant(expiration, settlement).getTime()));
+    let at = this.expiries.get(key);
+    if (at === undefined) this.expiries.set(key, (at = expiryInstant(expiration, settlement).getTime()));
     return at;
+  }
+
+  /** The New York day holding `at`: its midnight and the next (epoch ms), for the sample's session volume rule. */
+  day(at: Date): [number, number] {
+    let day = this.days.get(at.getTime());
+    if (day === undefined) {
+      const date = todayInNewYork(at);
+      this.days.set(at.getTime(), (day = [newYorkInstant(date, 0).getTime(), newYorkInstant(addDays(date, 1), 0).getTime()]));
+    }
+    return day;
   }
 }
 
 /** A sample's NBBO with the IV solved from its mid and the Greeks at the underlying's spot and the sample's time. */
-function priceSample(event: QuoteEvent, spot: number | null, r: number, q: number, expiries: ExpiryInstants): PricedSample {
+function priceSample(event: QuoteEvent, spot: number | null, r: number, q: number, instants: SharedInstants): PricedSample {
   const { contract } = event;
-  const T = yearsUntil(expiries.of(contract.expiration, event.settlement), event.asOf);
+  const T = yearsUntil(instants.expiry(contract.expiration, event.settlement), event.asOf);
   const mid = ivMid(event.bid, event.ask);
   const terms = { S: spot ?? 0, K: contract.strike, T, r, q, side: contract.side };
   const iv = spot !== null && mid !== null && T > 0 ? impliedVolatility({ price: mid, ...terms }) : null;
@@ -111,6 +129,7 @@ function priceSample(event: QuoteEvent, spot: number | null, r: number, q: numbe
     g.rho,
     spot,
     event.asOf.getTime(),
+    ...instants.day(event.asOf),
   ];
   return { event, values };
 }
@@ -139,17 +158,19 @@ const KEPT_COLUMNS = new Set(["option_symbol", "underlying", "root", "expiration
 /**
  * A sample's assignments to a stored quote (`stored`) from its row (`sample`): the session's last
  * price and volume stay unless the stored ones are of an earlier session (the volume then starts
- * again at 0, the trades add to it).
+ * again at 0, the trades add to it). `sameDay`: SQL true when the stored last trade is of the
+ * sample's New York day.
  */
-const assignments = (columns: readonly string[], stored: string, sample: string) =>
+const assignments = (columns: readonly string[], stored: string, sample: string, sameDay: string) =>
   [
     ...columns
       .filter((c) => !KEPT_COLUMNS.has(c))
       .map((c) => (c === "last" ? `last = coalesce(${sample}.last, ${stored}.last)` : `${c} = ${sample}.${c}`)),
-    `volume = case when (${stored}.last_trade_at at time zone 'America/New_York')::date
-                      = (${sample}.as_of at time zone 'America/New_York')::date
-                then ${stored}.volume else 0 end`,
+    `volume = case when ${sameDay} then ${stored}.volume else 0 end`,
   ].join(", ");
+
+/** `sameDay` without the stage's day columns (the rare insert of a contract another lane has just added). */
+const SAME_DAY_BY_ZONE = `(option_quotes.last_trade_at at time zone 'America/New_York')::date = (excluded.as_of at time zone 'America/New_York')::date`;
 
 /** Where a group's samples are staged (a temporary table of the session, emptied at commit). */
 const STAGE = "quote_minute";
@@ -165,11 +186,12 @@ const SAMPLE_NAMES = SAMPLE_COLUMNS.map((c) => c.name);
 async function applySamples(query: TypedQuery, copy: CopyRows, samples: PricedSample[]): Promise<void> {
   if (samples.length === 0) return;
   await query(
-    `create temp table if not exists ${STAGE} on commit delete rows as select ${SAMPLE_NAMES.join(", ")} from option_quotes with no data`,
+    `create temp table if not exists ${STAGE} on commit delete rows as
+     select ${SAMPLE_NAMES.join(", ")}, ${DAY_COLUMNS.map((c) => `null::timestamptz as ${c.name}`).join(", ")} from option_quotes with no data`,
   );
   await copy(
     STAGE,
-    SAMPLE_COLUMNS,
+    [...SAMPLE_COLUMNS, ...DAY_COLUMNS],
     samples.map((s) => s.values),
   );
   let [first, last] = [samples[0]!.event.optionSymbol, samples[0]!.event.optionSymbol];
@@ -180,7 +202,7 @@ async function applySamples(query: TypedQuery, copy: CopyRows, samples: PricedSa
   // Bounded to the group's symbols: a merge join would otherwise read the key index from its start.
   const updated = await query(
     `with u as (
-       update option_quotes o set ${assignments(SAMPLE_NAMES, "o", "s")}
+       update option_quotes o set ${assignments(SAMPLE_NAMES, "o", "s", "o.last_trade_at >= s.day_from and o.last_trade_at < s.day_to")}
          from (select * from ${STAGE} order by option_symbol) s
         where o.option_symbol = s.option_symbol and o.option_symbol between $1 and $2
           and (o.as_of is null or o.as_of <= s.as_of)
@@ -203,7 +225,7 @@ async function applySamples(query: TypedQuery, copy: CopyRows, samples: PricedSa
     optionQuotes,
     rows,
     (columns) =>
-      `on conflict (option_symbol) do update set ${assignments(columns, "option_quotes", "excluded")}
+      `on conflict (option_symbol) do update set ${assignments(columns, "option_quotes", "excluded", SAME_DAY_BY_ZONE)}
         where option_quotes.as_of is null or option_quotes.as_of <= excluded.as_of`,
   );
 }
@@ -278,7 +300,7 @@ async function priceSamples(
   spots: Map<string, { price: number; asOf: string }>,
 ): Promise<PricedSample[]> {
   const priced = new Map<string, PricedSample>();
-  const expiries = new ExpiryInstants();
+  const instants = new SharedInstants();
   let sliced = 0;
   for (const [at, instant] of byInstant(events)) {
     for (const e of instant) market.book.apply(e, e.contract);
@@ -292,7 +314,7 @@ async function priceSamples(
     }
     for (const e of instant) {
       const q = market.dividendYields.get(e.underlying) ?? 0;
-      priced.set(e.optionSymbol, priceSample(e, market.spots.get(e.underlying) ?? null, market.rate, q, expiries));
+      priced.set(e.optionSymbol, priceSample(e, market.spots.get(e.underlying) ?? null, market.rate, q, instants));
       if (++sliced % PRICE_SLICE === 0) await setImmediate();
     }
   }

@@ -165,6 +165,9 @@ describe("writing minute quote samples", () => {
     const quote = await stored("AAPL260313C00100000");
     expect(quote).toMatchObject({ volume: 10, last: 2.45 });
     expect(new Date(quote.last_trade_at as Date).toISOString()).toBe("2026-03-02T20:00:20.000Z");
+    // The session's next sample keeps what its trades counted.
+    await writeQuotes(db, FEED, [stream.quote(c, MINUTE_2, 2.4, 2.5)], market);
+    expect(await stored("AAPL260313C00100000")).toMatchObject({ volume: 10, last: 2.45 });
   });
 });
 
