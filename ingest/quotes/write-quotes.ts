@@ -1,10 +1,10 @@
+import { setImmediate } from "node:timers/promises";
 import { impliedVolatility } from "../../src/analytics/implied-volatility";
 import { quoteAnalytics } from "../../src/analytics/quote-analytics";
 import { addDays, newYorkInstant, sessionOnOrBefore, todayInNewYork } from "../../src/domain/calendar";
 import { expiryInstant, yearsUntil, type Settlement } from "../../src/domain/market-clock";
 import { optionQuotes } from "../../src/db/schema";
 import type { QuoteEvent } from "../events";
-import { setImmediate } from "node:timers/promises";
 import { bulkInsert, copyColumns, type InsertRow } from "../pipeline/bulk-insert";
 import type { CopyColumn, CopyRows, CopyValue, IngestDatabase, TypedQuery } from "../pipeline/database";
 import { isPending, readPositions, writeAtPositions } from "../pipeline/positions";
