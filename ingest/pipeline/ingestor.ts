@@ -1,6 +1,7 @@
 import { applyOpenInterest, stagedSessions, stageOpenInterest } from "../contracts/write-open-interest";
 import { writeDefinitions } from "../contracts/write-definitions";
 import type { ContractEvent, MarketEvent, OpenInterestEvent, QuoteEvent, TradeEvent } from "../events";
+import { PrintStatistics } from "../flow/print-statistics";
 import { loadQuoteMarket, writeQuotes } from "../quotes/write-quotes";
 import type { IngestDatabase } from "./database";
 import { Lane, type LaneOptions } from "./lane";
@@ -50,6 +51,7 @@ export class Ingestor {
   private applyNotBefore = 0;
   private timer: NodeJS.Timeout | undefined;
   private readonly waiters: (() => void)[] = [];
+  private readonly printStatistics: PrintStatistics;
   private readonly trades: Lane<TradeEvent>;
   private readonly quotes: Lane<QuoteEvent>;
   private readonly contracts: Lane<ContractsEvent>;
@@ -68,7 +70,20 @@ export class Ingestor {
     this.lastStatistic = startPositions.get("statistics") ?? 0n;
     // Trades are priced with the yields the quotes are solved with, so a print's IV matches its chain's.
     const pricing = { rate: market.rate, dividendYield: 0, dividendYields: market.dividendYields };
-    this.trades = new Lane("trades", (batch, through) => writeTrades(db, feed, batch, pricing, through), options.lane);
+    this.printStatistics = new PrintStatistics(
+      async () => {
+        await db.typedQuery("analyze flow_prints");
+      },
+      (error) => options.log({ event: "ingest_analyze_failed", error: error instanceof Error ? error.message : String(error) }),
+    );
+    this.trades = new Lane(
+      "trades",
+      async (batch, through) => {
+        const { prints } = await writeTrades(db, feed, batch, pricing, through);
+        this.printStatistics.written(prints.map((p) => p.trade.sessionDate));
+      },
+      options.lane,
+    );
     this.quotes = new Lane("quotes", (batch, through) => writeQuotes(db, feed, batch, market, through), options.lane);
     this.contracts = new Lane("contracts", (batch, through) => this.writeContracts(batch, through), options.lane);
   }
@@ -155,6 +170,7 @@ export class Ingestor {
       if (busy.length === 0) break;
       await Promise.all(busy);
     }
+    await this.printStatistics.settled();
     if (endOfFeed) await this.applyStagedOpenInterest();
     else if (this.queued() > 0) this.options.log({ event: "ingest_stopped", unwritten: this.queued() });
     clearInterval(this.timer);
