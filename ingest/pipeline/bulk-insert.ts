@@ -33,20 +33,15 @@ export async function bulkInsert<T extends PgTable>(
 ): Promise<number> {
   const first = rows[0] as Record<string, unknown> | undefined;
   if (!first) return 0;
-  const columns = Object.entries(getTableColumns(table)).filter(([key]) => key in first);
-  const types = columns.map(([key, column]) => {
-    const type = ELEMENT_TYPES[column.getSQLType()];
-    if (!type) throw new Error(`bulkInsert: no array element type for ${getTableName(table)}.${key} (${column.getSQLType()})`);
-    return type;
-  });
-  const names = columns.map(([, column]) => column.name);
-  const select = types.map((type, i) => `$${i + 1}::${type}[]`).join(", ");
+  const { keys, columns } = writtenColumns(table, first);
+  const names = columns.map((c) => c.name);
+  const select = columns.map(({ type }, i) => `$${i + 1}::${type}[]`).join(", ");
   const text = `insert into ${getTableName(table)} (${names.join(", ")}) select * from unnest(${select}) ${onConflict(names)}`;
   for (let start = 0; start < rows.length; start += CHUNK_ROWS) {
     const chunk = rows.slice(start, start + CHUNK_ROWS) as Record<string, unknown>[];
     await query(
       text,
-      columns.map(([key]) => chunk.map((row) => row[key] ?? null)),
+      keys.map((key) => chunk.map((row) => row[key] ?? null)),
     );
   }
   return rows.length;
@@ -68,8 +63,7 @@ export async function copyInsert<T extends PgTable>(
 ): Promise<number> {
   const first = rows[0] as Record<string, unknown> | undefined;
   if (!first) return 0;
-  const keys = Object.keys(getTableColumns(table)).filter((key) => key in first);
-  const columns = copyColumns(table, keys as (keyof T["$inferInsert"] & string)[]);
+  const { keys, columns } = writtenColumns(table, first);
   const names = columns.map((c) => c.name).join(", ");
   const name = getTableName(table);
   // Every column of the table, whichever a call writes: the stage outlives the call (and its shape).
@@ -94,13 +88,19 @@ export function updateOnConflict(key: string[], where = ""): (columns: string[])
       .join(", ")}`;
 }
 
+/** The properties a row of `table` names (all rows of a call have one shape), in the table's order, with their columns. */
+function writtenColumns<T extends PgTable>(table: T, first: Record<string, unknown>): { keys: string[]; columns: CopyColumn[] } {
+  const keys = Object.keys(getTableColumns(table)).filter((key) => key in first);
+  return { keys, columns: copyColumns(table, keys as (keyof T["$inferInsert"] & string)[]) };
+}
+
 /** The COPY columns (SQL names and types) of `table`'s properties `keys`, in that order. */
 export function copyColumns<T extends PgTable>(table: T, keys: readonly (keyof T["$inferInsert"] & string)[]): CopyColumn[] {
   const columns = getTableColumns(table);
   return keys.map((key) => {
     const column = columns[key];
     const type = column && ELEMENT_TYPES[column.getSQLType()];
-    if (!column || !type) throw new Error(`copyColumns: no COPY type for ${getTableName(table)}.${key}`);
+    if (!column || !type) throw new Error(`no COPY or array element type for ${getTableName(table)}.${key}`);
     return { name: column.name, type };
   });
 }
