@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type AddressInfo, type Server, type Socket } from "node:net";
 import { encodeMetadata, encodeRecord, RTYPE, SYSTEM_CODE, type DbnRecord } from "../../ingest/dbn";
+import { ReadAhead } from "./read-ahead";
 import {
   API_KEY_LENGTH,
   cramReply,
@@ -28,6 +29,8 @@ export interface LocalGatewayOptions {
 const TICK_MS = 20;
 /** Bytes of due records written at once. */
 const SEND_CHUNK_BYTES = 1 << 16;
+/** Bytes of records encoded before they are due: more than a full-size minute of samples (110 MB). */
+const READ_AHEAD_BYTES = 192 << 20;
 
 /**
  * A local stand-in for Databento's live gateway, speaking its raw protocol (CRAM authentication,
@@ -155,17 +158,27 @@ export class LocalGateway {
       [due.length, dueBytes] = [0, 0];
       await send(chunk);
     };
-    for await (const record of this.options.records(from)) {
-      const schema = schemaOf(record);
-      if (schema === null || !schemas.has(schema) || receiveTime(record) < from) continue;
-      while (this.muted || receiveTime(record) > this.options.now()) {
+    const ahead = new ReadAhead(
+      this.options.records(from),
+      (record) => {
+        const schema = schemaOf(record);
+        return schema !== null && schemas.has(schema) && receiveTime(record) >= from;
+      },
+      READ_AHEAD_BYTES,
+    );
+    socket.once("close", () => ahead.stop());
+    for (;;) {
+      const next = ahead.peek();
+      if (next === undefined && ahead.ended) break;
+      if (next === undefined || this.muted || next.at > this.options.now()) {
         await flush();
         if (socket.destroyed) return;
-        await idle();
+        await (next === undefined ? Promise.race([ahead.ready(), idle()]) : idle());
+        continue;
       }
-      const bytes = encodeRecord(record);
-      due.push(bytes);
-      dueBytes += bytes.length;
+      ahead.take();
+      due.push(next.bytes);
+      dueBytes += next.bytes.length;
       this.sent++;
       if (dueBytes >= SEND_CHUNK_BYTES) await flush();
       lastSent = Date.now();
