@@ -4,6 +4,12 @@ import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { receiveTime } from "../../ingest/replay/feed-files";
+import { todayInNewYork } from "../../src/domain/calendar";
+import { generateAdminToken } from "../../src/domain/admin-token";
+import { AdminClient } from "../../scripts/lib/admin-client";
+import { freePort } from "../../scripts/lib/free-port";
+import { startWorker, waitUntilUp, type WorkerProcess } from "../../scripts/lib/worker-process";
+import { startNeonHttpServer, type NeonHttpServer } from "../../scripts/sql-endpoint/neon-http-server";
 import { LocalGateway } from "../../scripts/feed/local-gateway";
 import { sessionRecords, type StreamMarket } from "../../scripts/generator/session-stream";
 import { openBackend } from "../../scripts/sql-endpoint/sql-backend";
@@ -85,6 +91,8 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
+  api?.worker.stop();
+  await api?.sql.close();
   await gateway?.close();
   await database?.drop();
 });
@@ -142,6 +150,50 @@ const streamCounts = () => ({
   volume: trades.reduce((s, t) => s + (t as { size: number }).size, 0),
 });
 
+/** The Worker over the test's database, started the first time the API is asked. */
+let api: { worker: WorkerProcess; sql: NeonHttpServer; key: string } | undefined;
+
+async function startApi(): Promise<NonNullable<typeof api>> {
+  const backend = await openBackend({ databaseUrl: database.env.DATABASE_URL!, dataDir: "memory://" });
+  const password = randomBytes(16).toString("hex");
+  const sql = await startNeonHttpServer(backend, { password });
+  const token = generateAdminToken();
+  const worker = startWorker({ port: await freePort(), sqlPort: sql.port, sqlPassword: password, vars: { ADMIN_TOKEN: token }, quiet: true });
+  await waitUntilUp(`${worker.url}/health`, 90_000);
+  const admin = new AdminClient(worker.url, token);
+  const created = await admin.createAccount({ name: "ingest-crash", status: "active", plan: "basic" });
+  const issued = created.ok ? await admin.createKey("ingest-crash") : undefined;
+  if (!issued?.ok) throw new Error("could not create the test account");
+  return { worker, sql, key: issued.body.key };
+}
+
+/** The same counts as the API serves them: flow prints and their contracts, net-flow volume, and each chain's quotes. */
+async function countsThroughApi() {
+  api ??= await startApi();
+  const { worker, key } = api;
+  const get = async <T>(path: string): Promise<T> => {
+    const res = await fetch(`${worker.url}${path}`, { headers: { Authorization: `Bearer ${key}` } });
+    expect(res.status, `${path}: ${await res.clone().text()}`).toBe(200);
+    return (await res.json()) as T;
+  };
+  // Every session the stream's trades fall in (two if it crosses midnight in New York).
+  const window = `from=${todayInNewYork(new Date(Number(START / 1_000_000n)))}&to=${todayInNewYork(new Date(Number(END / 1_000_000n)))}`;
+  const counts = { prints: 0, quoted: 0, oi: 0, volume: 0, netVolume: 0 };
+  for (const symbol of market.underlyings.keys()) {
+    const flow = await get<{ count: number; countCapped: boolean }>(`/v1/flow?symbol=${symbol}&minPremium=0&limit=1&${window}`);
+    expect(flow.countCapped).toBe(false);
+    counts.prints += flow.count;
+    counts.netVolume += (await get<{ summary: { volume: number } }>(`/v1/flow/net?symbol=${symbol}&minPremium=0&${window}`)).summary.volume;
+    const chain = await get<{ contracts: { bid: number | null; openInterest: number; volume: number }[] }>(
+      `/v1/chain/${symbol}?expiration=2027-06-17`,
+    );
+    counts.quoted += chain.contracts.filter((c) => c.bid !== null).length;
+    counts.oi += chain.contracts.reduce((s, c) => s + c.openInterest, 0);
+    counts.volume += chain.contracts.reduce((s, c) => s + c.volume, 0);
+  }
+  return counts;
+}
+
 const written = (output: string, lane: string) =>
   output
     .split("\n")
@@ -181,7 +233,7 @@ describe("the ingestor killed mid-batch", () => {
   // PostgreSQL only: PGlite, the embedded development engine, twice lost ~40 of ~7,200 trades to a
   // SIGKILL under a loaded CI run (committed pages not all on disk; not crash-safe as a server is).
   it.skipIf(!process.env.DATABASE_URL)(
-    "stores every trade, quote and open interest of the stream exactly once after a SIGKILL and a restart",
+    "stores every trade, quote and open interest of the stream exactly once after a SIGKILL and a restart, as the API counts them",
     async () => {
       const first = ingest();
       // Killed once it has written some trades and is writing more.
@@ -197,6 +249,8 @@ describe("the ingestor killed mid-batch", () => {
       expect(await second.exited, second.output()).toBe(0);
 
       expect(await storedCounts()).toEqual(streamCounts());
+      const stream = streamCounts();
+      expect(await countsThroughApi()).toEqual({ ...stream, netVolume: stream.volume });
     },
     300_000,
   );
