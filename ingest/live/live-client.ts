@@ -28,6 +28,8 @@ export interface LiveOptions {
   signal?: AbortSignal;
   /** Waits between reconnection attempts, doubling from `min` to `max` (ms). */
   backoff?: { min: number; max: number };
+  /** Called once the gateway says a session's intraday replay is done, after every replayed record was taken. */
+  onReplayed?: () => void;
 }
 
 const HIGH_WATER = 50_000;
@@ -193,7 +195,10 @@ export async function* liveRecords(o: LiveOptions): AsyncGenerator<DbnRecord, vo
         if (schemaOf(item) === null) {
           // A heartbeat comes when the gateway has nothing older to send: it moves the feed's clock.
           if (item.kind === "system" && item.code === SYSTEM_CODE.HEARTBEAT) yield item;
-          else if (item.kind === "system") o.log({ event: "feed_notice", code: item.code, message: item.msg });
+          else if (item.kind === "system") {
+            o.log({ event: "feed_notice", code: item.code, message: item.msg });
+            if (item.code === SYSTEM_CODE.REPLAY_COMPLETED) o.onReplayed?.();
+          }
           else if (item.kind === "error") o.log({ event: "feed_gateway_error", code: item.code, message: item.err });
           continue;
         }

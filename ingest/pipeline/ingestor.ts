@@ -30,6 +30,16 @@ export interface IngestorOptions {
 
 type ContractsEvent = ContractEvent | OpenInterestEvent;
 
+/** The ingestor's lanes: trades, minute quotes, the contract universe (definitions and open interest). */
+export type LaneName = "trades" | "quotes" | "contracts";
+export const LANES: readonly LaneName[] = ["trades", "quotes", "contracts"];
+
+/** How far a source has delivered: a lane's receive times before `at` are complete; `arrival` (wall ms) says when it last spoke. */
+interface FeedClock {
+  at: bigint;
+  arrival: number;
+}
+
 const SECOND_NS = 1_000_000_000n;
 
 /**
@@ -40,8 +50,16 @@ const SECOND_NS = 1_000_000_000n;
  * Events at or before the stored positions are dropped on arrival.
  */
 export class Ingestor {
-  private clock = 0n;
-  private lastArrival = 0;
+  /**
+   * Each lane's clock, moved by the records of the source that feeds it: one clock for a single
+   * stream; the trades lane its own when trades come in a session of their own (a minute's samples
+   * then never stand in front of them on the wire).
+   */
+  private readonly clocks: Record<LaneName, FeedClock> = {
+    trades: { at: 0n, arrival: 0 },
+    quotes: { at: 0n, arrival: 0 },
+    contracts: { at: 0n, arrival: 0 },
+  };
   /** Set by `drain`: at the feed's end every queued event is complete; when stopped, the newest receive time may not be. */
   private draining: { endOfFeed: boolean } | null = null;
   private lastStatistic: bigint;
@@ -121,8 +139,8 @@ export class Ingestor {
    * Queues an event for its lane. While too many are queued it returns a promise to wait on (the
    * source then reads no further); otherwise nothing, so a minute's million events cost no promise each.
    */
-  accept(event: MarketEvent): Promise<void> | undefined {
-    this.tick(event.position.tsRecv);
+  accept(event: MarketEvent, lanes: readonly LaneName[] = LANES): Promise<void> | undefined {
+    this.tick(event.position.tsRecv, lanes);
     if (!isPending(this.startPositions, event.position)) {
       this.counts.skipped++;
       return;
@@ -146,13 +164,19 @@ export class Ingestor {
     while (lane.queued >= cap) await new Promise<void>((resolve) => this.waiters.push(resolve));
   }
 
-  /** Moves the feed clock (every record, heartbeats included): receive times before it are complete. */
-  tick(tsRecv: bigint): void {
-    this.lastArrival = performance.now();
-    if (tsRecv > this.clock) {
-      this.clock = tsRecv;
-      this.pump();
+  /**
+   * Moves the clock of the lanes a source feeds (every record, heartbeats included): their receive
+   * times before it are complete.
+   */
+  tick(tsRecv: bigint, lanes: readonly LaneName[] = LANES): void {
+    const now = performance.now();
+    let moved = false;
+    for (const lane of lanes) {
+      const clock = this.clocks[lane];
+      clock.arrival = now;
+      if (tsRecv > clock.at) [clock.at, moved] = [tsRecv, true];
     }
+    if (moved) this.pump();
   }
 
   /**
@@ -188,12 +212,14 @@ export class Ingestor {
 
   private pump(): void {
     const ended = this.draining?.endOfFeed ?? false;
-    // A stopped ingestor writes only what the feed has moved past; a quiet feed, all it holds.
-    const settled = !this.draining && performance.now() - this.lastArrival >= this.options.settleMs;
-    this.trades.pump(this.clock, settled, this.written, ended);
-    this.quotes.pump(this.clock, settled, this.written, ended);
-    if (!this.applying) this.contracts.pump(this.clock, settled, this.written, ended);
-    const quiet = this.clock - this.lastStatistic >= this.options.openInterestQuietNs && performance.now() >= this.applyNotBefore;
+    const now = performance.now();
+    // A stopped ingestor writes only what the feed has moved past; a quiet source, all it holds.
+    const settled = (lane: LaneName) => !this.draining && now - this.clocks[lane].arrival >= this.options.settleMs;
+    this.trades.pump(this.clocks.trades.at, settled("trades"), this.written, ended);
+    this.quotes.pump(this.clocks.quotes.at, settled("quotes"), this.written, ended);
+    if (!this.applying) this.contracts.pump(this.clocks.contracts.at, settled("contracts"), this.written, ended);
+    const quiet =
+      this.clocks.contracts.at - this.lastStatistic >= this.options.openInterestQuietNs && now >= this.applyNotBefore;
     if (this.staged.length > 0 && quiet && !this.draining && !this.contracts.busy && this.contracts.queued === 0) {
       void this.applyStagedOpenInterest();
     }

@@ -2,7 +2,7 @@ import type { DbnDecodeError, DbnRecord } from "../dbn";
 import { OpraEventReader } from "../opra/from-dbn";
 import { OpraInstruments } from "../opra/instruments";
 import type { IngestDatabase } from "../pipeline/database";
-import { Ingestor, type IngestLog } from "../pipeline/ingestor";
+import { Ingestor, LANES, type IngestLog, type LaneName } from "../pipeline/ingestor";
 import { mergeByReceiveTime, paced, readFeedFile, receiveTime } from "./feed-files";
 
 export interface FeedReport {
@@ -33,7 +33,7 @@ export async function replayFiles(
   };
   const report = await consumeFeed(
     db,
-    () => paced(mergeByReceiveTime(paths.map((path) => readFeedFile(path, onMalformed(path)))), options.speed),
+    () => [{ records: paced(mergeByReceiveTime(paths.map((path) => readFeedFile(path, onMalformed(path)))), options.speed) }],
     options,
   );
   return { ...report, malformed };
@@ -42,32 +42,55 @@ export async function replayFiles(
 /** Malformed lines logged one by one; past this many only counted (a wrong file would flood the log). */
 const MALFORMED_LOGGED = 100;
 
+/** A stream of the feed's records and the lanes whose clock it moves (all of them, for a single stream). */
+export interface FeedSource {
+  records: AsyncIterable<DbnRecord>;
+  lanes?: readonly LaneName[];
+}
+
 /**
  * Runs a feed's records through the pipeline: read as OPRA events, written by an ingestor started
- * on the stored positions (`records` is given it, to resume after them). At the end of the records
- * everything is written; after an abort, what was read.
+ * on the stored positions (`sources` is given it, to resume after them, and a signal that stops
+ * every source once one has failed). At the end of the records everything is written; after an
+ * abort, what was read.
  */
 export async function consumeFeed(
   db: IngestDatabase,
-  records: (ingestor: Ingestor) => AsyncIterable<DbnRecord>,
+  sources: (ingestor: Ingestor, signal: AbortSignal) => FeedSource[],
   options: { feed: string; log: IngestLog; signal?: AbortSignal },
 ): Promise<FeedReport> {
   const started = performance.now();
   const ingestor = await Ingestor.start(db, { feed: options.feed, log: options.log });
   const indexes = await db.typedQuery(`select symbol from underlyings where asset_type = 'index'`);
   const reader = new OpraEventReader(new OpraInstruments(new Set(indexes.rows.map((r) => r.symbol as string))));
+  const stop = new AbortController();
+  const onAbort = () => stop.abort();
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  if (options.signal?.aborted) stop.abort();
   let count = 0;
-  try {
-    for await (const record of records(ingestor)) {
-      if (options.signal?.aborted) break;
+  const consume = async ({ records, lanes = LANES }: FeedSource) => {
+    for await (const record of records) {
+      if (stop.signal.aborted) break;
       count++;
-      const full = ingest(reader, ingestor, record);
+      const full = ingest(reader, ingestor, record, lanes);
       if (full) await full;
     }
-    await ingestor.drain({ endOfFeed: !options.signal?.aborted });
+  };
+  try {
+    await Promise.all(
+      sources(ingestor, stop.signal).map((source) =>
+        consume(source).catch((error: unknown) => {
+          stop.abort();
+          throw error;
+        }),
+      ),
+    );
+    await ingestor.drain({ endOfFeed: !stop.signal.aborted });
   } catch (error) {
     await ingestor.drain({ endOfFeed: false });
     throw error;
+  } finally {
+    options.signal?.removeEventListener("abort", onAbort);
   }
   return {
     records: count,
@@ -79,9 +102,9 @@ export async function consumeFeed(
   };
 }
 
-/** One record into the pipeline: its event, if it gives one; else (heartbeats, mappings) only the feed's clock. A promise while the ingestor is full. */
-function ingest(reader: OpraEventReader, ingestor: Ingestor, record: DbnRecord): Promise<void> | undefined {
+/** One record into the pipeline: its event, if it gives one; else (heartbeats, mappings) only its lanes' clock. A promise while the ingestor is full. */
+function ingest(reader: OpraEventReader, ingestor: Ingestor, record: DbnRecord, lanes: readonly LaneName[]): Promise<void> | undefined {
   const event = reader.read(record);
-  if (event) return ingestor.accept(event);
-  ingestor.tick(receiveTime(record));
+  if (event) return ingestor.accept(event, lanes);
+  ingestor.tick(receiveTime(record), lanes);
 }

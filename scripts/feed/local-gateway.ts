@@ -167,8 +167,15 @@ export class LocalGateway {
       READ_AHEAD_BYTES,
     );
     socket.once("close", () => ahead.stop());
+    // An intraday replay ends, as the vendor's does, with a notice once everything already due is sent.
+    let replaying = starts.length > 0;
     for (;;) {
       const next = ahead.peek();
+      if (replaying && !this.muted && (next === undefined ? ahead.ended : next.at > this.options.now())) {
+        await flush();
+        await send(this.system("Finished replay", SYSTEM_CODE.REPLAY_COMPLETED));
+        replaying = false;
+      }
       if (next === undefined && ahead.ended) break;
       if (next === undefined || this.muted || next.at > this.options.now()) {
         await flush();

@@ -68,10 +68,13 @@ describe("the generated session stream", () => {
       const records = stream();
       const report = await consumeFeed(
         db,
-        () =>
-          (async function* () {
-            yield* records;
-          })(),
+        () => [
+          {
+            records: (async function* () {
+              yield* records;
+            })(),
+          },
+        ],
         { feed: "generated", log: () => undefined },
       );
       expect(report.records).toBe(records.length);
