@@ -20,13 +20,14 @@ async function main(): Promise<void> {
   let goAt: number | null = null;
   const gateway = await LocalGateway.start({
     apiKey: process.env.BENCH_FEED_KEY ?? "",
-    records: async function* (from) {
+    records: async function* (from, schemas) {
       const session = sessionRecords(market, {
         start: plan.start,
         tradesPerSecond: plan.tradesPerSecond,
         minutes: plan.minutes,
-        // The opening minute (the day's spots, as every session begins), then the real-time minutes.
-        sampled: (minute) => minute === plan.opening || minute >= plan.samplesFrom,
+        // The opening minute (the day's spots, as every session begins), then the real-time minutes;
+        // none for a session without minute samples (the trades' own session).
+        sampled: (minute) => schemas.has("cbbo-1m") && (minute === plan.opening || minute >= plan.samplesFrom),
       });
       for (const record of session) if (from === null || receiveTime(record) >= from) yield record;
     },

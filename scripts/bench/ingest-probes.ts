@@ -48,7 +48,7 @@ interface SeenPrint {
 
 /**
  * How soon a trade shows through the API: polls `/v1/flow` (newest first) and `/v1/flow/net` of
- * one underlying for the feed's day, by turns, every `everyMs`. A print's latency is the wall
+ * one underlying for the feed's day, each every `everyMs`. A print's latency is the wall
  * time of the first answer holding it minus the time the gateway was to send it (`scheduled`,
  * from its receive time — execution + 1 ms in the generated feed): an upper bound of
  * received-to-visible, the poll interval included. In net flow a print counts once the summary's
@@ -57,6 +57,8 @@ interface SeenPrint {
 export class VisibilityProbe {
   readonly flow: { phase: Phase; ms: number }[] = [];
   readonly net: { phase: Phase; ms: number }[] = [];
+  /** Each poll's response time, per endpoint. */
+  readonly answered = { flow: [] as { phase: Phase; ms: number }[], net: [] as { phase: Phase; ms: number }[] };
   readonly errors = new Map<string, number>();
   private readonly seen = new Map<string, SeenPrint>();
   private ordered: SeenPrint[] = [];
@@ -71,24 +73,29 @@ export class VisibilityProbe {
     private readonly scheduledAt: (receivedMs: number) => number | null,
   ) {}
 
+  /** Two clients, one per endpoint, each polling every `everyMs` (a client of one does not wait for the other). */
   async run(phase: () => Phase | null, everyMs = 200): Promise<void> {
-    for (let i = 0; phase() !== null; i++) {
-      const started = Date.now();
-      await this.pollFlow(i, phase()!);
-      await this.pollNet(i, phase() ?? "drain");
-      await sleep(Math.max(0, everyMs - (Date.now() - started)));
-    }
+    const poll = async (once: (i: number, phase: Phase) => Promise<void>, offset: number) => {
+      for (let i = offset; phase() !== null; i += 2) {
+        const started = Date.now();
+        await once(i, phase()!);
+        await sleep(Math.max(0, everyMs - (Date.now() - started)));
+      }
+    };
+    await Promise.all([poll((i, ph) => this.pollFlow(i, ph), 0), poll((i, ph) => this.pollNet(i, ph), 1)]);
   }
 
-  private async get(path: string, i: number): Promise<{ status: number; body: unknown }> {
+  private async get(path: string, i: number, phase: Phase, into: { phase: Phase; ms: number }[]): Promise<{ status: number; body: unknown }> {
+    const started = performance.now();
     const res = await fetch(this.url + path, { headers: { Authorization: `Bearer ${this.keys[i % this.keys.length]}` } });
     const body: unknown = await res.json().catch(() => null);
+    into.push({ phase, ms: performance.now() - started });
     return { status: res.status, body };
   }
 
   private async pollFlow(i: number, phase: Phase): Promise<void> {
     const window = `from=${this.day}&to=${this.day}`;
-    const { status, body } = await this.get(`/v1/flow?symbol=${this.symbol}&sort=time&minPremium=0&limit=250&${window}`, i);
+    const { status, body } = await this.get(`/v1/flow?symbol=${this.symbol}&sort=time&minPremium=0&limit=250&${window}`, i, phase, this.answered.flow);
     const at = Date.now();
     if (status === 400 && this.seen.size === 0) return;
     if (status !== 200) return this.count(`flow ${status}`);
@@ -107,7 +114,7 @@ export class VisibilityProbe {
   }
 
   private async pollNet(i: number, phase: Phase): Promise<void> {
-    const { status, body } = await this.get(`/v1/flow/net?symbol=${this.symbol}&minPremium=0&from=${this.day}&to=${this.day}`, i);
+    const { status, body } = await this.get(`/v1/flow/net?symbol=${this.symbol}&minPremium=0&from=${this.day}&to=${this.day}`, i, phase, this.answered.net);
     const at = Date.now();
     // Before the day's first print the day is after the newest session: 400 out_of_range, as documented.
     if (status === 400 && this.seen.size === 0) return;

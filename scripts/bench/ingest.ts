@@ -265,14 +265,23 @@ function report(r: Report): void {
       ).toFixed(0)} ms; ` +
       `newest trade of a batch committed p50 ${fmt(p(behind(fast), 50))} s p99 ${fmt(p(behind(fast), 99))} s after the gateway sent it`,
   );
+  const slow = trades.filter((w) => w.newest >= plan.realtimeFrom);
+  console.log(
+    `trades at real time: batches ${slow.length}, write p50 ${p(
+      slow.map((w) => w.ms),
+      50,
+    ).toFixed(0)} ms; newest trade of a batch committed p50 ${fmt(p(behind(slow), 50))} s p99 ${fmt(p(behind(slow), 99))} s after the gateway sent it`,
+  );
   for (const [name, seen] of [
     ["/v1/flow", r.probe.flow],
     ["/v1/flow/net", r.probe.net],
   ] as const) {
     for (const ph of ["trades", "quotes"] as const) {
       const ms = seen.filter((s) => s.phase === ph).map((s) => s.ms);
+      const answered = r.probe.answered[name === "/v1/flow" ? "flow" : "net"].filter((a) => a.phase === ph).map((a) => a.ms);
       console.log(
-        `  visible in ${name} (${ph} phase): ${ms.length} prints, p50 ${fmt(p(ms, 50))} s p99 ${fmt(p(ms, 99))} s (targets ≤ 1 s, ≤ 3 s)`,
+        `  visible in ${name} (${ph} phase): ${ms.length} prints, p50 ${fmt(p(ms, 50))} s p99 ${fmt(p(ms, 99))} s (targets ≤ 1 s, ≤ 3 s); ` +
+          `its polls answered in p50 ${fmt(p(answered, 50))} s p99 ${fmt(p(answered, 99))} s`,
       );
     }
   }

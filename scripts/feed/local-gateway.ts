@@ -19,8 +19,11 @@ export interface LocalGatewayOptions {
   port?: number;
   /** The one key it accepts (32 characters). */
   apiKey: string;
-  /** The feed's records from receive time `from` on (null: its beginning), in receive-time order. */
-  records: (from: bigint | null) => AsyncIterable<DbnRecord>;
+  /**
+   * The feed's records from receive time `from` on (null: its beginning), in receive-time order;
+   * `schemas` are the session's (records of others are passed over, so a source may leave them out).
+   */
+  records: (from: bigint | null, schemas: ReadonlySet<LiveSchema>) => AsyncIterable<DbnRecord>;
   /** The feed's clock (ns since the epoch): a record is sent once its receive time has come. */
   now: () => bigint;
 }
@@ -159,7 +162,7 @@ export class LocalGateway {
       await send(chunk);
     };
     const ahead = new ReadAhead(
-      this.options.records(from),
+      this.options.records(from, schemas),
       (record) => {
         const schema = schemaOf(record);
         return schema !== null && schemas.has(schema) && receiveTime(record) >= from;
