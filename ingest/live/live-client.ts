@@ -198,8 +198,7 @@ export async function* liveRecords(o: LiveOptions): AsyncGenerator<DbnRecord, vo
           else if (item.kind === "system") {
             o.log({ event: "feed_notice", code: item.code, message: item.msg });
             if (item.code === SYSTEM_CODE.REPLAY_COMPLETED) o.onReplayed?.();
-          }
-          else if (item.kind === "error") o.log({ event: "feed_gateway_error", code: item.code, message: item.err });
+          } else if (item.kind === "error") o.log({ event: "feed_gateway_error", code: item.code, message: item.err });
           continue;
         }
         const at = receiveTime(item);

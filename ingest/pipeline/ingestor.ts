@@ -218,8 +218,7 @@ export class Ingestor {
     this.trades.pump(this.clocks.trades.at, settled("trades"), this.written, ended);
     this.quotes.pump(this.clocks.quotes.at, settled("quotes"), this.written, ended);
     if (!this.applying) this.contracts.pump(this.clocks.contracts.at, settled("contracts"), this.written, ended);
-    const quiet =
-      this.clocks.contracts.at - this.lastStatistic >= this.options.openInterestQuietNs && now >= this.applyNotBefore;
+    const quiet = this.clocks.contracts.at - this.lastStatistic >= this.options.openInterestQuietNs && now >= this.applyNotBefore;
     if (this.staged.length > 0 && quiet && !this.draining && !this.contracts.busy && this.contracts.queued === 0) {
       void this.applyStagedOpenInterest();
     }

@@ -158,7 +158,13 @@ async function startApi(): Promise<NonNullable<typeof api>> {
   const password = randomBytes(16).toString("hex");
   const sql = await startNeonHttpServer(backend, { password });
   const token = generateAdminToken();
-  const worker = startWorker({ port: await freePort(), sqlPort: sql.port, sqlPassword: password, vars: { ADMIN_TOKEN: token }, quiet: true });
+  const worker = startWorker({
+    port: await freePort(),
+    sqlPort: sql.port,
+    sqlPassword: password,
+    vars: { ADMIN_TOKEN: token },
+    quiet: true,
+  });
   await waitUntilUp(`${worker.url}/health`, 90_000);
   const admin = new AdminClient(worker.url, token);
   const created = await admin.createAccount({ name: "ingest-crash", status: "active", plan: "basic" });
