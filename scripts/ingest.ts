@@ -4,6 +4,7 @@ import { parseArgs } from "node:util";
 import { followLive } from "../ingest/live/follow-live";
 import { LiveAuthError } from "../ingest/live/live-client";
 import { API_KEY_LENGTH, OPRA_FEED } from "../ingest/live/protocol";
+import { watchLoopHealth } from "../ingest/pipeline/loop-health";
 import type { FeedReport } from "../ingest/replay/replay";
 import { replayFiles } from "../ingest/replay/replay";
 import { databaseUrl, DEV_DATA_DIR, MIGRATIONS_DIR } from "./lib/config";
@@ -70,6 +71,7 @@ async function main(): Promise<number> {
   process.once("SIGINT", () => stop.abort());
   process.once("SIGTERM", () => stop.abort());
   const log = (fields: Record<string, unknown>) => console.log(JSON.stringify({ at: new Date().toISOString(), ...fields }));
+  const unwatch = watchLoopHealth(log);
   try {
     await backend.migrate(MIGRATIONS_DIR);
     let report: FeedReport;
@@ -82,6 +84,7 @@ async function main(): Promise<number> {
     console.error(error.message);
     return 1;
   } finally {
+    unwatch();
     await backend.close();
   }
   return 0;

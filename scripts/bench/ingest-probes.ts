@@ -85,7 +85,12 @@ export class VisibilityProbe {
     await Promise.all([poll((i, ph) => this.pollFlow(i, ph), 0), poll((i, ph) => this.pollNet(i, ph), 1)]);
   }
 
-  private async get(path: string, i: number, phase: Phase, into: { phase: Phase; ms: number }[]): Promise<{ status: number; body: unknown }> {
+  private async get(
+    path: string,
+    i: number,
+    phase: Phase,
+    into: { phase: Phase; ms: number }[],
+  ): Promise<{ status: number; body: unknown }> {
     const started = performance.now();
     const res = await fetch(this.url + path, { headers: { Authorization: `Bearer ${this.keys[i % this.keys.length]}` } });
     const body: unknown = await res.json().catch(() => null);
@@ -95,7 +100,12 @@ export class VisibilityProbe {
 
   private async pollFlow(i: number, phase: Phase): Promise<void> {
     const window = `from=${this.day}&to=${this.day}`;
-    const { status, body } = await this.get(`/v1/flow?symbol=${this.symbol}&sort=time&minPremium=0&limit=250&${window}`, i, phase, this.answered.flow);
+    const { status, body } = await this.get(
+      `/v1/flow?symbol=${this.symbol}&sort=time&minPremium=0&limit=250&${window}`,
+      i,
+      phase,
+      this.answered.flow,
+    );
     const at = Date.now();
     if (status === 400 && this.seen.size === 0) return;
     if (status !== 200) return this.count(`flow ${status}`);
@@ -110,11 +120,17 @@ export class VisibilityProbe {
       fresh.push(print);
       this.flow.push({ phase, ms: at - scheduled });
     }
-    this.ordered = [...this.ordered, ...fresh].sort((a, b) => a.scheduled - b.scheduled);
+    // Only prints net flow has not covered yet: a day's thousands are not sorted again on every poll.
+    this.ordered = [...this.ordered.filter((p) => !p.netSeen), ...fresh].sort((a, b) => a.scheduled - b.scheduled);
   }
 
   private async pollNet(i: number, phase: Phase): Promise<void> {
-    const { status, body } = await this.get(`/v1/flow/net?symbol=${this.symbol}&minPremium=0&from=${this.day}&to=${this.day}`, i, phase, this.answered.net);
+    const { status, body } = await this.get(
+      `/v1/flow/net?symbol=${this.symbol}&minPremium=0&from=${this.day}&to=${this.day}`,
+      i,
+      phase,
+      this.answered.net,
+    );
     const at = Date.now();
     // Before the day's first print the day is after the newest session: 400 out_of_range, as documented.
     if (status === 400 && this.seen.size === 0) return;

@@ -182,6 +182,7 @@ export async function benchIngest(options: IngestBenchOptions): Promise<void> {
           });
         } else if (f.event === "ingest_open_interest") openInterestAt = Date.now();
         else if (f.event === "ingest_write_failed" || f.event === "feed_gap") console.log(`ingestor: ${JSON.stringify(f)}`);
+        else if (f.event === "ingest_loop_held") console.log(`ingestor (${phase} phase): ${JSON.stringify(f)}`);
       },
     );
     children.push(ingestor);
@@ -270,7 +271,9 @@ function report(r: Report): void {
     `trades at real time: batches ${slow.length}, write p50 ${p(
       slow.map((w) => w.ms),
       50,
-    ).toFixed(0)} ms; newest trade of a batch committed p50 ${fmt(p(behind(slow), 50))} s p99 ${fmt(p(behind(slow), 99))} s after the gateway sent it`,
+    ).toFixed(
+      0,
+    )} ms; newest trade of a batch committed p50 ${fmt(p(behind(slow), 50))} s p99 ${fmt(p(behind(slow), 99))} s after the gateway sent it`,
   );
   for (const [name, seen] of [
     ["/v1/flow", r.probe.flow],
