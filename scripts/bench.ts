@@ -75,7 +75,10 @@ async function main(): Promise<void> {
       if (!(value > 0)) throw new Error(`--${name} takes a positive number`);
       return value;
     };
+    const nice = Number(args.get("ingest-nice") ?? 0);
+    if (!Number.isInteger(nice) || nice < 0 || nice > 19) throw new Error("--ingest-nice takes an integer from 0 to 19");
     return benchIngest({
+      ingestNice: nice,
       speed: number("speed", 40),
       tradesPerSecond: number("trades-per-second", 135),
       minutes: Math.round(number("minutes", 391)),

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { setPriority } from "node:os";
 import { createInterface } from "node:readline";
 import { addDays, newYorkInstant, sessionCloseAt, sessionOnOrAfter, todayInNewYork } from "../../src/domain/calendar";
 import { API_KEY_LENGTH, OPRA_FEED } from "../../ingest/live/protocol";
@@ -26,6 +27,11 @@ export interface IngestBenchOptions {
   quoteMinutes: number;
   /** Seconds of warm-endpoint latency taken before the feed starts. */
   idleSeconds: number;
+  /**
+   * Niceness of the feed and the ingestor (0: the API's own). On one machine they stand for the
+   * vendor's and the ingestor's, which a deployment does not share with the edge.
+   */
+  ingestNice: number;
 }
 
 /** A written batch, as the ingestor logged it, with the wall time the benchmark read the line. */
@@ -64,12 +70,19 @@ function planFor(day: string, o: IngestBenchOptions): FeedPlan {
   };
 }
 
-/** A child process of this script, its JSON lines handed to `on`; it inherits the environment plus `env`. */
-function child(script: string, args: string[], env: Record<string, string>, on: (fields: Record<string, unknown>) => void): ChildProcess {
+/** A child process of this script at niceness `nice`, its JSON lines handed to `on`; it inherits the environment plus `env`. */
+function child(
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+  nice: number,
+  on: (fields: Record<string, unknown>) => void,
+): ChildProcess {
   const proc = spawn(process.execPath, ["--import", "tsx", script, ...args], {
     env: { ...process.env, ...env },
     stdio: ["pipe", "pipe", "inherit"],
   });
+  if (nice > 0) setPriority(proc.pid!, nice);
   createInterface({ input: proc.stdout! }).on("line", (line) => {
     try {
       on(JSON.parse(line) as Record<string, unknown>);
@@ -138,6 +151,7 @@ export async function benchIngest(options: IngestBenchOptions): Promise<void> {
       "scripts/bench/ingest-feed.ts",
       [],
       { BENCH_FEED_KEY: feedKey, BENCH_FEED_PLAN: JSON.stringify(planToWire(plan)) },
+      options.ingestNice,
       (f) => {
         if (f.event === "feed_ready") [feedPort, contracts] = [Number(f.port), Number(f.contracts)];
         if (f.event === "feed_go") goAt = Number(f.wallMs);
@@ -149,7 +163,8 @@ export async function benchIngest(options: IngestBenchOptions): Promise<void> {
     console.log(
       `ingest benchmark: ${contracts} contracts streamed for ${day}: ${options.minutes} minutes from 09:29 ET at ` +
         `~${options.tradesPerSecond} trades/s, ${options.speed}× real time until ${new Date(Number(plan.realtimeFrom / NS_PER_MS)).toISOString()}, ` +
-        `then real time with a sample of every contract each minute (${options.quoteMinutes} minutes)`,
+        `then real time with a sample of every contract each minute (${options.quoteMinutes} minutes)` +
+        (options.ingestNice > 0 ? `; feed and ingestor at nice ${options.ingestNice}` : ""),
     );
 
     const latency = new Map<Phase, Map<string, number[]>>();
@@ -171,6 +186,7 @@ export async function benchIngest(options: IngestBenchOptions): Promise<void> {
       "scripts/ingest.ts",
       ["--feed", "databento"],
       { DATABENTO_API_KEY: feedKey, DATABENTO_GATEWAY: `127.0.0.1:${feedPort}` },
+      options.ingestNice,
       (f) => {
         if (f.event === "ingest_written") {
           written.push({
