@@ -1,3 +1,4 @@
+import { tradedScope } from "../../src/market/snapshot";
 import type { TypedQuery } from "./database";
 
 /**
@@ -14,6 +15,11 @@ export function contractScopes(contracts: Iterable<{ underlying: string; root: s
   const scopes = new Set<string>();
   for (const c of contracts) scopes.add(c.underlying).add(c.root);
   return scopes;
+}
+
+/** The scopes trades of these contracts change: their underlyings' and roots' traded scopes. */
+export function tradedScopes(contracts: Iterable<{ underlying: string; root: string }>): Set<string> {
+  return new Set([...contractScopes(contracts)].map(tradedScope));
 }
 
 /**

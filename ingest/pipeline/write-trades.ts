@@ -5,7 +5,7 @@ import { optionQuotes } from "../../src/db/schema";
 import { copyInsert } from "./bulk-insert";
 import type { CopyRows, IngestDatabase, TypedQuery } from "./database";
 import { writeAtPositions } from "./positions";
-import { contractScopes } from "./versions";
+import { tradedScopes } from "./versions";
 
 /**
  * Writes a batch of trades as classified flow prints, carries each contract's newest print into its
@@ -33,7 +33,7 @@ export async function writeTrades<T extends TradeEvent>(
       const quoted = await updateLastTrades(query, copy, prints);
       const newest = Math.max(...pending.map((t) => t.executedAt.getTime()));
       return {
-        scopes: contractScopes(quoted.map(({ trade }) => ({ underlying: trade.underlying, root: trade.contract.root }))),
+        scopes: tradedScopes(quoted.map(({ trade }) => ({ underlying: trade.underlying, root: trade.contract.root }))),
         asOf: new Date(newest),
       };
     },

@@ -18,6 +18,13 @@ export interface MarketVersions {
 export const MARKET_WIDE = "*";
 
 /**
+ * The scope of what trades change of an underlying's or a root's contracts — last price, last
+ * trade time, session volume: the views that show them depend on it as well as on the scope
+ * itself; GEX, IV and schedules do not, so a trade every few milliseconds leaves them warm.
+ */
+export const tradedScope = (scope: string): string => `${scope}:traded`;
+
+/**
  * What a value derived from the market was read under. `version` names it in cache keys (the
  * load's version and its scopes' newest); `asOf` is its data's time; `seen`, on a value just read,
  * is what the read learnt of every scope's version, for the edge to keep.

@@ -2,7 +2,9 @@ import { describe, expect, it } from "vitest";
 import { addDays } from "../../src/domain/calendar";
 import { expirationsRoute } from "../../src/routes/quotes-and-options/expirations";
 import { ivContextRoute } from "../../src/routes/volatility/iv-context";
-import { BUMP_SCOPES_SQL } from "../../ingest/pipeline/versions";
+import { BUMP_SCOPES_SQL, tradedScopes } from "../../ingest/pipeline/versions";
+import { chainRoute } from "../../src/routes/quotes-and-options/chain";
+import { gexRoute } from "../../src/routes/gamma-exposure/gex";
 import { admin, bearer, newAccount } from "../support/accounts";
 import { contractBody } from "../support/contract";
 import { sampleRequests } from "../support/sample-requests";
@@ -106,6 +108,47 @@ describe("the market snapshot at the edge", () => {
     expect(await trips()).toBe(before + 1);
     expect(await schedule("EDGW")).toEqual(w);
     expect(await trips()).toBe(before + 1);
+  });
+
+  it("moves on a trade only the views that show trades (chain, option quotes); GEX, IV and the schedule stay warm", async () => {
+    const auth = bearer((await newAccount()).keys[0]!.key);
+    const expiration = addDays(etToday(), 30);
+    await createTestUnderlying("EDGT", 50, [expiration], [45, 50, 55]);
+    await bumpMarketVersion();
+    const { env, trips } = countedMarket();
+    const views = {
+      chain: async () => contractBody(chainRoute, await callWith(env, "/v1/chain/EDGT", auth)),
+      quote: async () => (await callWith(env, `/v1/options/quotes/EDGT${expiration.slice(2).replaceAll("-", "")}C00050000`, auth)).json(),
+      gex: async () => contractBody(gexRoute, await callWith(env, "/v1/gex/EDGT", auth)),
+      iv: async () => contractBody(ivContextRoute, await callWith(env, "/v1/iv/EDGT", auth)),
+      schedule: async () => contractBody(expirationsRoute, await callWith(env, "/v1/expirations/EDGT", auth)),
+    };
+    const before = {
+      chain: await views.chain(),
+      quote: await views.quote(),
+      gex: await views.gex(),
+      iv: await views.iv(),
+      schedule: await views.schedule(),
+    };
+    // The trades writer's bump: the traded scopes of the contracts' underlying and root, with the trade's time.
+    const tradedAt = new Date(Date.now() + 3_600_000).toISOString();
+    await marketSql().query(BUMP_SCOPES_SQL, [[...tradedScopes([{ underlying: "EDGT", root: "EDGT" }])], tradedAt]);
+    await ageSharedVersions(13_001);
+    advanceClock(2_100);
+    // The chain misses and moves to the trade's time (one round trip: its value and the version
+    // changes); the option quote misses too (one more).
+    const start = await trips();
+    const chain = await views.chain();
+    expect(Date.parse(chain.asOf!) - Date.parse(before.chain.asOf!)).toBeGreaterThan(3_000_000);
+    expect(chain.contracts).toEqual(before.chain.contracts);
+    expect(await trips()).toBe(start + 1);
+    await views.quote();
+    expect(await trips()).toBe(start + 2);
+    // The rest are served as they were, with no round trip.
+    expect(await views.gex()).toEqual(before.gex);
+    expect(await views.iv()).toEqual(before.iv);
+    expect(await views.schedule()).toEqual(before.schedule);
+    expect(await trips()).toBe(start + 2);
   });
 
   it("never serves a schedule cached for an older snapshot as current", async () => {

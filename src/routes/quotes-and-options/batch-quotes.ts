@@ -7,6 +7,7 @@ import { defineRoute } from "../../http/route";
 import { readOptionQuotes } from "../../market/option-quotes";
 import { parameterKey } from "../../edge-cache/derived-cache";
 import { snapshotResponse } from "../../edge-cache/snapshot-response";
+import { tradedScope } from "../../market/snapshot";
 import { OptionQuoteSchema, toOptionQuote } from "./option-contract";
 
 /** What the description states: the limit of the customer plans. */
@@ -55,7 +56,7 @@ export const batchQuotesRoute = defineRoute({
       name: await parameterKey("option-quotes", symbols),
       // Greeks are served until each contract's settlement instant: the body differs before and after it.
       vary: `settled=${requestSettlementPhase(c)}`,
-      scopes: [...roots],
+      scopes: [...roots, ...[...roots].map(tradedScope)],
       compute: (read) => readOptionQuotes(read, symbols),
       render: ({ value: rows }): BatchQuotes => {
         const today = requestToday(c);

@@ -13,6 +13,7 @@ import { defineRoute } from "../../http/route";
 import { readChainPage, type ChainFilter, type ChainKey } from "../../market/chain";
 import { parameterKey } from "../../edge-cache/derived-cache";
 import { snapshotResponse } from "../../edge-cache/snapshot-response";
+import { tradedScope } from "../../market/snapshot";
 import { encodeCursor, queryDigest } from "../../pagination/cursor";
 import { OptionQuoteSchema, toOptionQuote } from "./option-contract";
 
@@ -128,7 +129,8 @@ export const chainRoute = defineRoute({
       name: await parameterKey(`chain:${params.symbol}`, { filter, after, limit, today }),
       // Greeks are served until each contract's settlement instant: the body differs before and after it.
       vary: `settled=${settled}`,
-      scopes: [params.symbol],
+      // Its contracts' quotes, and the last prices and volumes trades change.
+      scopes: [params.symbol, tradedScope(params.symbol)],
       compute: (read) => readChainPage(read, filter, after, limit),
       render: async ({ snapshot, value }): Promise<Chain> => {
         if (!value.exists) throw unknownSymbol(params.symbol);

@@ -5,6 +5,7 @@ import { ApiError } from "../../http/errors";
 import { defineRoute } from "../../http/route";
 import { readOptionQuotes } from "../../market/option-quotes";
 import { snapshotResponse } from "../../edge-cache/snapshot-response";
+import { tradedScope } from "../../market/snapshot";
 import { OptionQuoteSchema, toOptionQuote, type OptionQuote } from "./option-contract";
 
 export const optionQuoteRoute = defineRoute({
@@ -32,8 +33,8 @@ export const optionQuoteRoute = defineRoute({
       name: `option-quote:${symbol}`,
       // Greeks are served until the contract's settlement instant: the body differs before and after it.
       vary: `settled=${requestSettlementPhase(c)}`,
-      // A root's scope: every writer bumps the roots of the contracts it touches.
-      scopes: [contract.root],
+      // A root's scopes: every writer bumps the roots of the contracts it touches (trades, its traded scope).
+      scopes: [contract.root, tradedScope(contract.root)],
       compute: (read) => readOptionQuotes(read, [symbol]),
       render: ({ value: [row] }): OptionQuote => {
         if (!row) throw new ApiError("not_found", `No option contract ${symbol}.`);
