@@ -188,6 +188,8 @@ export async function benchIngest(options: IngestBenchOptions): Promise<void> {
       { DATABENTO_API_KEY: feedKey, DATABENTO_GATEWAY: `127.0.0.1:${feedPort}` },
       options.ingestNice,
       (f) => {
+        if (f.event === "ingest_written" && f.lane === "trades" && Number(f.ms) >= 2_000)
+          console.log(`ingestor (${phase} phase): slow ${JSON.stringify(f)}`);
         if (f.event === "ingest_written") {
           written.push({
             lane: String(f.lane),

@@ -34,6 +34,8 @@ const TICK_MS = 20;
 const SEND_CHUNK_BYTES = 1 << 16;
 /** Bytes of records encoded before they are due: more than a full-size minute of samples (110 MB). */
 const READ_AHEAD_BYTES = 192 << 20;
+/** How far ahead of the feed's clock records are encoded: a minute, so each minute's samples are ready at its end. */
+const READ_AHEAD_NS = 60_000_000_000n;
 
 /**
  * A local stand-in for Databento's live gateway, speaking its raw protocol (CRAM authentication,
@@ -168,6 +170,7 @@ export class LocalGateway {
         return schema !== null && schemas.has(schema) && receiveTime(record) >= from;
       },
       READ_AHEAD_BYTES,
+      () => this.options.now() + READ_AHEAD_NS,
     );
     socket.once("close", () => ahead.stop());
     // An intraday replay ends, as the vendor's does, with a notice once everything already due is sent.

@@ -10,12 +10,15 @@ export interface Encoded {
 
 /** Records pulled and encoded between two yields to the event loop, so due records keep going out. */
 const SLICE = 2_048;
+/** How often a filler waiting for the horizon looks at the clock again. */
+const HORIZON_TICK_MS = 20;
 
 /**
- * A feed's records encoded before they are due, up to a byte budget, so a minute's samples (1.4 M
- * records at full size) are ready when their minute ends — as a vendor's gateway has them — rather
- * than generated and encoded after it, on the clock the benchmark measures. Fills in slices that
- * yield to the event loop; `next` hands them out in order.
+ * A feed's records encoded before they are due — up to `horizon()` on the feed's clock and a byte
+ * budget — so a minute's samples (1.4 M records at full size) are ready when their minute ends, as
+ * a vendor's gateway has them, rather than generated and encoded after it, on the clock the
+ * benchmark measures; and a day's records are not generated in one burst at its start. Fills in
+ * slices that yield to the event loop; `peek` and `take` hand them out in order.
  */
 export class ReadAhead {
   private readonly queue: Encoded[] = [];
@@ -26,11 +29,15 @@ export class ReadAhead {
   private stopped = false;
   private wake: (() => void) | null = null;
   private arrived: (() => void) | null = null;
+  /** A record pulled from the source beyond the horizon, filled once the clock comes near it. */
+  private held: DbnRecord | undefined;
 
   constructor(
     records: AsyncIterable<DbnRecord>,
     private readonly keep: (record: DbnRecord) => boolean,
     private readonly budgetBytes: number,
+    /** The receive time (ns) up to which records may be encoded now. */
+    private readonly horizon: () => bigint,
   ) {
     void this.fill(records[Symbol.asyncIterator]());
   }
@@ -74,15 +81,29 @@ export class ReadAhead {
           await new Promise<void>((resolve) => (this.wake = resolve));
           continue;
         }
+        if (this.held && receiveTime(this.held) > this.horizon()) {
+          await new Promise((resolve) => setTimeout(resolve, HORIZON_TICK_MS));
+          continue;
+        }
         for (let i = 0; i < SLICE; i++) {
-          const next = await iterator.next();
-          if (next.done) {
-            this.done = true;
+          let record = this.held;
+          this.held = undefined;
+          if (!record) {
+            const next = await iterator.next();
+            if (next.done) {
+              this.done = true;
+              break;
+            }
+            record = next.value;
+          }
+          // Before `keep`: a source is read no further ahead than the clock, even through records passed over.
+          if (receiveTime(record) > this.horizon()) {
+            this.held = record;
             break;
           }
-          if (!this.keep(next.value)) continue;
-          const bytes = encodeRecord(next.value);
-          this.queue.push({ at: receiveTime(next.value), bytes });
+          if (!this.keep(record)) continue;
+          const bytes = encodeRecord(record);
+          this.queue.push({ at: receiveTime(record), bytes });
           this.bytes += bytes.length;
         }
         this.arrived?.();
