@@ -212,8 +212,11 @@ async function applySamples(query: TypedQuery, copy: CopyRows, samples: PricedSa
   );
   // Every sample found its contract: nothing to insert (the usual minute).
   if (Number(updated.rows[0]?.n) === samples.length) return;
+  // The samples not applied: no contract yet, or one listed since the update read (another lane's
+  // definitions may commit in between), which the upsert below then fills. A newer quote is kept.
   const missing = await query(
-    `select option_symbol from ${STAGE} s where not exists (select 1 from option_quotes o where o.option_symbol = s.option_symbol)`,
+    `select option_symbol from ${STAGE} s
+      where not exists (select 1 from option_quotes o where o.option_symbol = s.option_symbol and o.as_of >= s.as_of)`,
   );
   const symbols = new Set(missing.rows.map((r) => r.option_symbol as string));
   const rows = samples
