@@ -77,7 +77,8 @@ export async function consumeFeed(
     }
   };
   try {
-    await Promise.all(
+    // Every source ends before the ingestor drains: one that fails stops the others.
+    const ended = await Promise.allSettled(
       sources(ingestor, stop.signal).map((source) =>
         consume(source).catch((error: unknown) => {
           stop.abort();
@@ -85,6 +86,8 @@ export async function consumeFeed(
         }),
       ),
     );
+    const failed = ended.find((e) => e.status === "rejected");
+    if (failed) throw failed.reason;
     await ingestor.drain({ endOfFeed: !stop.signal.aborted });
   } catch (error) {
     await ingestor.drain({ endOfFeed: false });

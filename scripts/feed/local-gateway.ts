@@ -177,7 +177,8 @@ export class LocalGateway {
     let replaying = starts.length > 0;
     for (;;) {
       const next = ahead.peek();
-      if (replaying && !this.muted && (next === undefined ? ahead.ended : next.at > this.options.now())) {
+      const nothingDue = next === undefined ? ahead.ended || ahead.waitingForClock : next.at > this.options.now();
+      if (replaying && !this.muted && nothingDue) {
         await flush();
         await send(this.system("Finished replay", SYSTEM_CODE.REPLAY_COMPLETED));
         replaying = false;

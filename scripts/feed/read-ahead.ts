@@ -63,6 +63,11 @@ export class ReadAhead {
     return this.done && this.head >= this.queue.length;
   }
 
+  /** Every record up to the horizon has been taken: the next one is not due before the clock nears it. */
+  get waitingForClock(): boolean {
+    return this.head >= this.queue.length && this.held !== undefined;
+  }
+
   /** Resolves once a record is ready or the source has ended (or failed). */
   ready(): Promise<void> {
     if (this.peek() !== undefined || this.done) return Promise.resolve();

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { DbnRecord } from "../../ingest/dbn";
+import { SYSTEM_CODE, type DbnRecord } from "../../ingest/dbn";
 import { LiveAuthError, liveRecords, type LiveOptions } from "../../ingest/live/live-client";
 import { LIVE_SCHEMAS, schemaOf } from "../../ingest/live/protocol";
 import { receiveTime } from "../../ingest/replay/feed-files";
@@ -149,6 +149,18 @@ describe("the live gateway protocol", () => {
     }
     expect(got).toHaveLength(150_000);
     expect(got.map((r) => r.instrumentId)).toEqual(s.records.map((r) => r.instrumentId));
+  });
+
+  it("ends an intraday replay with the vendor's notice once everything due is sent, though the next record is hours away", async () => {
+    const records = session();
+    // The clock at the open interest of 11:30: the trades of 14:30 are three hours away.
+    await gatewayOver(records, { now: receiveTime(records[2]!) });
+    const { records: live, log } = client();
+    expect(await take(live, 3)).toHaveLength(3);
+    void live.next();
+    const replayed = () => log.some((l) => l.event === "feed_notice" && l.code === SYSTEM_CODE.REPLAY_COMPLETED);
+    for (const started = Date.now(); !replayed() && Date.now() - started < 5_000;) await new Promise((r) => setTimeout(r, 20));
+    expect(replayed()).toBe(true);
   });
 
   it("sends heartbeats while nothing is due, each stamped with the feed's clock", async () => {
