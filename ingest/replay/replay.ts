@@ -67,15 +67,13 @@ export async function consumeFeed(
   const ingestor = await Ingestor.start(db, { feed: options.feed, log: options.log });
   const indexes = await db.typedQuery(`select symbol from underlyings where asset_type = 'index'`);
   const reader = new OpraEventReader(new OpraInstruments(new Set(indexes.rows.map((r) => r.symbol as string))));
-  const stop = new AbortController();
-  const onAbort = () => stop.abort();
-  options.signal?.addEventListener("abort", onAbort, { once: true });
-  if (options.signal?.aborted) stop.abort();
+  const failing = new AbortController();
+  const stop = options.signal ? AbortSignal.any([options.signal, failing.signal]) : failing.signal;
   let count = 0;
   const consume = async ({ records, lanes = LANES }: FeedSource) => {
     let read = 0;
     for await (const record of records) {
-      if (stop.signal.aborted) break;
+      if (stop.aborted) break;
       count++;
       const full = ingest(reader, ingestor, record, lanes);
       if (full) await full;
@@ -86,21 +84,19 @@ export async function consumeFeed(
   try {
     // Every source ends before the ingestor drains: one that fails stops the others.
     const ended = await Promise.allSettled(
-      sources(ingestor, stop.signal).map((source) =>
+      sources(ingestor, stop).map((source) =>
         consume(source).catch((error: unknown) => {
-          stop.abort();
+          failing.abort();
           throw error;
         }),
       ),
     );
     const failed = ended.find((e) => e.status === "rejected");
     if (failed) throw failed.reason;
-    await ingestor.drain({ endOfFeed: !stop.signal.aborted });
+    await ingestor.drain({ endOfFeed: !stop.aborted });
   } catch (error) {
     await ingestor.drain({ endOfFeed: false });
     throw error;
-  } finally {
-    options.signal?.removeEventListener("abort", onAbort);
   }
   return {
     records: count,

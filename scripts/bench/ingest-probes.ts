@@ -39,6 +39,12 @@ export async function sampleLatency(
   }
 }
 
+/** A figure (ms) filed under the phase it was taken in. */
+interface Timing {
+  phase: Phase;
+  ms: number;
+}
+
 interface SeenPrint {
   /** When the gateway was to send it (wall ms): its receive time on the feed's clock. */
   scheduled: number;
@@ -55,10 +61,10 @@ interface SeenPrint {
  * volume covers it (prints commit in receive-time order).
  */
 export class VisibilityProbe {
-  readonly flow: { phase: Phase; ms: number }[] = [];
-  readonly net: { phase: Phase; ms: number }[] = [];
+  readonly flow: Timing[] = [];
+  readonly net: Timing[] = [];
   /** Each poll's response time, per endpoint. */
-  readonly answered = { flow: [] as { phase: Phase; ms: number }[], net: [] as { phase: Phase; ms: number }[] };
+  readonly answered = { flow: [] as Timing[], net: [] as Timing[] };
   readonly errors = new Map<string, number>();
   private readonly seen = new Map<string, SeenPrint>();
   private ordered: SeenPrint[] = [];
@@ -85,12 +91,7 @@ export class VisibilityProbe {
     await Promise.all([poll((i, ph) => this.pollFlow(i, ph), 0), poll((i, ph) => this.pollNet(i, ph), 1)]);
   }
 
-  private async get(
-    path: string,
-    i: number,
-    phase: Phase,
-    into: { phase: Phase; ms: number }[],
-  ): Promise<{ status: number; body: unknown }> {
+  private async get(path: string, i: number, phase: Phase, into: Timing[]): Promise<{ status: number; body: unknown }> {
     const started = performance.now();
     const res = await fetch(this.url + path, { headers: { Authorization: `Bearer ${this.keys[i % this.keys.length]}` } });
     const body: unknown = await res.json().catch(() => null);

@@ -184,7 +184,7 @@ export class LocalGateway {
         replaying = false;
       }
       if (next === undefined && ahead.ended) break;
-      if (next === undefined || this.muted || next.at > this.options.now()) {
+      if (next === undefined || this.muted || nothingDue) {
         await flush();
         if (socket.destroyed) return;
         await (next === undefined ? Promise.race([ahead.ready(), idle()]) : idle());

@@ -6,13 +6,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { receiveTime } from "../../ingest/replay/feed-files";
 import { todayInNewYork } from "../../src/domain/calendar";
 import { generateAdminToken } from "../../src/domain/admin-token";
+import { bodyOf } from "../../scripts/lib/admin-api";
 import { AdminClient } from "../../scripts/lib/admin-client";
 import { freePort } from "../../scripts/lib/free-port";
 import { startWorker, waitUntilUp, type WorkerProcess } from "../../scripts/lib/worker-process";
 import { startNeonHttpServer, type NeonHttpServer } from "../../scripts/sql-endpoint/neon-http-server";
 import { LocalGateway } from "../../scripts/feed/local-gateway";
 import { sessionRecords, type StreamMarket } from "../../scripts/generator/session-stream";
-import { openBackend } from "../../scripts/sql-endpoint/sql-backend";
+import { openBackend, type SqlBackend } from "../../scripts/sql-endpoint/sql-backend";
 
 /**
  * `npm run ingest -- --feed databento` as a process, against the local gateway, killed with
@@ -93,6 +94,7 @@ beforeAll(async () => {
 afterAll(async () => {
   api?.worker.stop();
   await api?.sql.close();
+  await api?.backend.close();
   await gateway?.close();
   await database?.drop();
 });
@@ -151,7 +153,7 @@ const streamCounts = () => ({
 });
 
 /** The Worker over the test's database, started the first time the API is asked. */
-let api: { worker: WorkerProcess; sql: NeonHttpServer; key: string } | undefined;
+let api: { worker: WorkerProcess; sql: NeonHttpServer; backend: SqlBackend; key: string } | undefined;
 
 async function startApi(): Promise<NonNullable<typeof api>> {
   const backend = await openBackend({ databaseUrl: database.env.DATABASE_URL!, dataDir: "memory://" });
@@ -167,10 +169,8 @@ async function startApi(): Promise<NonNullable<typeof api>> {
   });
   await waitUntilUp(`${worker.url}/health`, 90_000);
   const admin = new AdminClient(worker.url, token);
-  const created = await admin.createAccount({ name: "ingest-crash", status: "active", plan: "basic" });
-  const issued = created.ok ? await admin.createKey("ingest-crash") : undefined;
-  if (!issued?.ok) throw new Error("could not create the test account");
-  return { worker, sql, key: issued.body.key };
+  bodyOf(await admin.createAccount({ name: "ingest-crash", status: "active", plan: "basic" }));
+  return { worker, sql, backend, key: bodyOf(await admin.createKey("ingest-crash")).key };
 }
 
 /** The same counts as the API serves them: flow prints and their contracts, net-flow volume, and each chain's quotes. */
