@@ -25,6 +25,8 @@ export interface IngestorOptions {
    * from reaching the trades that follow it in the feed.
    */
   maxQueued?: { trades: number; quotes: number; contracts: number };
+  /** Least wall time between two writes of trades (ms): at real time, a few batches a second rather than a transaction per trade. */
+  tradeIntervalMs?: number;
   lane?: Partial<LaneOptions>;
 }
 
@@ -100,7 +102,7 @@ export class Ingestor {
         const { prints } = await writeTrades(db, feed, batch, pricing, through);
         this.printStatistics.written(prints.map((p) => p.trade.sessionDate));
       },
-      options.lane,
+      { ...options.lane, minIntervalMs: options.tradeIntervalMs },
     );
     this.quotes = new Lane("quotes", (batch, through) => writeQuotes(db, feed, batch, market, through), options.lane);
     this.contracts = new Lane("contracts", (batch, through) => this.writeContracts(batch, through), options.lane);
@@ -124,6 +126,7 @@ export class Ingestor {
         settleMs: 100,
         openInterestQuietNs: 30n * SECOND_NS,
         maxQueued: { trades: 500_000, quotes: 3_000_000, contracts: 500_000 },
+        tradeIntervalMs: 100,
         ...options,
         lane,
       },
@@ -188,6 +191,7 @@ export class Ingestor {
    */
   async drain({ endOfFeed }: { endOfFeed: boolean }): Promise<void> {
     this.draining = { endOfFeed };
+    this.trades.stopPacing();
     for (;;) {
       this.pump();
       const busy = [this.trades.busy, this.quotes.busy, this.contracts.busy, this.applying].filter((p) => p !== null);

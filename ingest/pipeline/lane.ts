@@ -9,6 +9,12 @@ export interface LaneOptions {
   /** After each write: its events, how long it took and the newest receive time it held (ns). */
   onWritten(lane: string, events: number, ms: number, newest: bigint): void;
   onFailed(lane: string, error: unknown, retryInMs: number): void;
+  /**
+   * Least wall time from one write's start to the next (0: none). A trickle of events (trades at
+   * real time) is then written a few times a second in batches, not one transaction per event,
+   * whose round trips and commits cost the machine more than the events.
+   */
+  minIntervalMs?: number;
 }
 
 /**
@@ -21,6 +27,8 @@ export interface LaneOptions {
 export class Lane<E extends { position: FeedPosition }> {
   private queue: E[] = [];
   private writing: Promise<void> | null = null;
+  private lastStart = -Infinity;
+  private paced = true;
 
   constructor(
     readonly name: string,
@@ -37,6 +45,11 @@ export class Lane<E extends { position: FeedPosition }> {
     return this.writing;
   }
 
+  /** Writes from now on as soon as the last one is done (the ingestor is draining). */
+  stopPacing(): void {
+    this.paced = false;
+  }
+
   push(event: E): void {
     this.queue.push(event);
   }
@@ -49,10 +62,12 @@ export class Lane<E extends { position: FeedPosition }> {
    */
   pump(clock: bigint, settled: boolean, next: () => void, ended = false): void {
     if (this.writing || this.queue.length === 0) return;
+    if (this.paced && performance.now() - this.lastStart < (this.options.minIntervalMs ?? 0)) return;
     const batch = this.takeComplete(clock, settled || ended);
     if (batch.length === 0) return;
     const newest = batch.at(-1)!.position.tsRecv;
     const through = ended || newest < clock ? undefined : newest - 1n;
+    this.lastStart = performance.now();
     this.writing = this.writeUntilDone(batch, through).finally(() => {
       this.writing = null;
       next();

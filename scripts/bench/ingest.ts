@@ -5,6 +5,7 @@ import { createInterface } from "node:readline";
 import { addDays, newYorkInstant, sessionCloseAt, sessionOnOrAfter, todayInNewYork } from "../../src/domain/calendar";
 import { API_KEY_LENGTH, OPRA_FEED } from "../../ingest/live/protocol";
 import { databaseUrl } from "../lib/config";
+import { ingestorArgs } from "../lib/ingestor-process";
 import { openBackend, type SqlBackend } from "../sql-endpoint/sql-backend";
 import { elapsedAt, planToWire, type FeedPlan } from "./feed-clock";
 import { sampleLatency, VisibilityProbe, watchQuoteMinutes, type Phase } from "./ingest-probes";
@@ -70,15 +71,9 @@ function planFor(day: string, o: IngestBenchOptions): FeedPlan {
   };
 }
 
-/** A child process of this script at niceness `nice`, its JSON lines handed to `on`; it inherits the environment plus `env`. */
-function child(
-  script: string,
-  args: string[],
-  env: Record<string, string>,
-  nice: number,
-  on: (fields: Record<string, unknown>) => void,
-): ChildProcess {
-  const proc = spawn(process.execPath, ["--import", "tsx", script, ...args], {
+/** A node child process (`nodeArgs`) at niceness `nice`, its JSON lines handed to `on`; it inherits the environment plus `env`. */
+function child(nodeArgs: string[], env: Record<string, string>, nice: number, on: (fields: Record<string, unknown>) => void): ChildProcess {
+  const proc = spawn(process.execPath, nodeArgs, {
     env: { ...process.env, ...env },
     stdio: ["pipe", "pipe", "inherit"],
   });
@@ -148,8 +143,7 @@ export async function benchIngest(options: IngestBenchOptions): Promise<void> {
     let goAt: number | null = null;
     let contracts = 0;
     const feed = child(
-      "scripts/bench/ingest-feed.ts",
-      [],
+      ["--import", "tsx", "scripts/bench/ingest-feed.ts"],
       { BENCH_FEED_KEY: feedKey, BENCH_FEED_PLAN: JSON.stringify(planToWire(plan)) },
       options.ingestNice,
       (f) => {
@@ -183,8 +177,7 @@ export async function benchIngest(options: IngestBenchOptions): Promise<void> {
     const written: Written[] = [];
     let openInterestAt = 0;
     const ingestor = child(
-      "scripts/ingest.ts",
-      ["--feed", "databento"],
+      ingestorArgs(["--feed", "databento"]),
       { DATABENTO_API_KEY: feedKey, DATABENTO_GATEWAY: `127.0.0.1:${feedPort}` },
       options.ingestNice,
       (f) => {

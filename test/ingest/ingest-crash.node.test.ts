@@ -9,6 +9,7 @@ import { generateAdminToken } from "../../src/domain/admin-token";
 import { bodyOf } from "../../scripts/lib/admin-api";
 import { AdminClient } from "../../scripts/lib/admin-client";
 import { freePort } from "../../scripts/lib/free-port";
+import { ingestorArgs } from "../../scripts/lib/ingestor-process";
 import { startWorker, waitUntilUp, type WorkerProcess } from "../../scripts/lib/worker-process";
 import { startNeonHttpServer, type NeonHttpServer } from "../../scripts/sql-endpoint/neon-http-server";
 import { LocalGateway } from "../../scripts/feed/local-gateway";
@@ -101,8 +102,7 @@ afterAll(async () => {
 
 /** The ingestor as an operator starts it; resolves its output and exit once `stop` has been sent. */
 function ingest(env: Record<string, string> = {}): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
-  // One process (tsx as a loader, not a wrapper), so SIGKILL kills the writer itself.
-  const child = spawn(process.execPath, ["--import", "tsx", "scripts/ingest.ts", "--feed", "databento"], {
+  const child = spawn(process.execPath, ingestorArgs(["--feed", "databento"]), {
     env: { ...process.env, ...database.env, ...env, DATABENTO_API_KEY: KEY, DATABENTO_GATEWAY: `127.0.0.1:${gateway.port}` },
     stdio: ["ignore", "pipe", "pipe"],
   });

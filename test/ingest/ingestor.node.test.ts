@@ -136,6 +136,31 @@ describe("the ingestor", () => {
     await ingestor.drain({ endOfFeed: true });
   });
 
+  it("paces the trades: a trickle is written a few times a second in batches, and the end still writes the rest at once", async () => {
+    const stream = new OpraStream();
+    const c = contract(100, "call");
+    const batches: number[] = [];
+    const ingestor = await Ingestor.start(db, {
+      feed: FEED,
+      log: (f) => (f.event === "ingest_written" && f.lane === "trades" ? batches.push(Number(f.events)) : undefined),
+      tradeIntervalMs: 400,
+    });
+    await ingestor.accept(stream.define(c, "AAPL", "2026-03-03T11:00:00Z"));
+    const from = Date.parse("2026-03-03T14:31:00Z");
+    // 40 trades 20 ms apart on the wall, as at real time: each the next receive time, so each completes the one before.
+    for (let i = 0; i < 40; i++) {
+      await ingestor.accept(stream.trade(c, new Date(from + i * 1000), 1.05, 1, 1, 1.1));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await ingestor.drain({ endOfFeed: true });
+    expect(batches.reduce((a, b) => a + b, 0)).toBe(40);
+    // 0.8 s of trades at one write per 0.4 s: the first trade alone, one or two batches behind it, then the rest at the end.
+    expect(batches.length).toBeGreaterThanOrEqual(2);
+    expect(batches.length).toBeLessThanOrEqual(5);
+    expect(batches.at(-1)).toBeGreaterThan(1);
+    expect((await table()).prints).toHaveLength(40);
+  });
+
   it("writes a receive time split by a quiet spell whole: the late part is not taken for written", async () => {
     const events = session();
     // The last minute's four samples share one receive time; the feed stalls after two of them.
