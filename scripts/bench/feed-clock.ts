@@ -6,7 +6,7 @@
 export interface FeedPlan<N = bigint> {
   /** The session's first record: the day's definitions, then its statistics a second later. */
   start: N;
-  /** Where the clock waits until the run begins, past the definitions and statistics (sent at once, as a morning's catch-up). */
+  /** Where the clock waits until the run begins, past the definitions, statistics and opening sample (sent at once, as a morning's catch-up). */
   hold: N;
   realtimeFrom: N;
   /** The first whole minute: its sample gives the day its spots (as every session begins). */

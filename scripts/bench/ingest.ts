@@ -59,8 +59,9 @@ function planFor(day: string, o: IngestBenchOptions): FeedPlan {
   const samplesFrom = end - BigInt(o.quoteMinutes - 1) * MINUTE_NS;
   return {
     start,
-    // Past the statistics by more than the ingestor's 30 s of quiet, so their open interest is switched in before the run.
-    hold: start + 35_000n * NS_PER_MS,
+    // Past the opening minute's sample: the morning's catch-up brings the definitions, the statistics (quiet for the
+    // ingestor's 30 s, so their open interest is switched in) and the day's spots before the clock runs.
+    hold: start + MINUTE_NS + 1_000n * NS_PER_MS,
     // A minute of trades at real time before the first full sample.
     realtimeFrom: samplesFrom - MINUTE_NS,
     opening: start + MINUTE_NS,
@@ -198,6 +199,9 @@ export async function benchIngest(options: IngestBenchOptions): Promise<void> {
     );
     children.push(ingestor);
     await until(() => openInterestAt > 0, 3_600_000, "the day's definitions and open interest");
+    const opened = () => written.some((w) => w.lane === "quotes" && w.newest >= plan.opening);
+    await until(opened, 600_000, "the opening minute's quotes");
+    const setupMs = Date.now() - setupFrom;
     const setup = written.filter((w) => w.lane === "contracts");
 
     feed.stdin!.write("go\n");
@@ -222,7 +226,7 @@ export async function benchIngest(options: IngestBenchOptions): Promise<void> {
       plan,
       options,
       setup,
-      setupMs: openInterestAt - setupFrom,
+      setupMs,
       written,
       goAt: goAt!,
       scheduledAt,
@@ -257,7 +261,10 @@ interface Report {
 function report(r: Report): void {
   const { plan, written } = r;
   const setupEvents = r.setup.reduce((n, w) => n + w.events, 0);
-  console.log(`\nsetup: ${setupEvents} definitions and statistics written and open interest switched in ${fmt(r.setupMs)} s`);
+  console.log(
+    `\nsetup: ${setupEvents} definitions and statistics written, open interest switched and the opening minute's quotes ` +
+      `written in ${fmt(r.setupMs)} s (the morning's catch-up, before the clock runs)`,
+  );
 
   // Trades: the fast part's batches, their rate and how far behind the feed's clock each committed.
   const trades = written.filter((w) => w.lane === "trades" && w.newest > plan.hold);
@@ -317,8 +324,8 @@ function report(r: Report): void {
       `${new Date(m).toISOString().slice(11, 16)}${opening ? " (open)" : ""}`.padEnd(14) +
         String(batches.reduce((n, w) => n + w.events, 0)).padStart(7) +
         fmt(batches.reduce((n, w) => n + w.ms, 0)).padStart(10) +
-        (committed === undefined ? "not written" : fmt(committed - due)).padStart(20) +
-        (visible === undefined ? "–" : fmt(visible - due)).padStart(20),
+        (committed === undefined ? "not written" : opening ? "catch-up" : fmt(committed - due)).padStart(20) +
+        (visible === undefined || opening ? "–" : fmt(visible - due)).padStart(20),
     );
   }
   console.log(`real-time minutes committed after the minute's end: p50 ${fmt(p(after, 50))} s, max ${fmt(Math.max(...after))} s`);
