@@ -67,6 +67,19 @@ export interface QuoteEvent extends OptionContract {
   askSize: number;
   /** The session's last trade price so far; null before the first trade. */
   last: number | null;
+  /** What the source states beyond the NBBO, where it does (a vendor's closing quote table); a feed's sample states nothing. */
+  stated?: StatedQuote;
+}
+
+/** A source's own figures for a quoted contract, taken as given rather than derived by the pipeline. */
+export interface StatedQuote {
+  /** The underlying's price the sample is priced at: none is implied from the chain. */
+  spot: number;
+  /** The vendor's IV (decimal); null: solved from the mid, as for a feed's sample. */
+  iv: number | null;
+  /** The session's volume and open interest, which a feed's trades and statistics give otherwise. */
+  volume: number;
+  openInterest: number;
 }
 
 /** A contract's open interest at the start of `sessionDate` (statistics, published before the open). */

@@ -1,7 +1,7 @@
 import { DEFAULT_RISK_FREE_RATE } from "../src/domain/market-clock";
 import { mkdirSync, readFileSync } from "node:fs";
 import { basename, dirname } from "node:path";
-import { parseQuoteTable, priceContracts } from "./loaders/cboe-quote-table";
+import { parseQuoteTable } from "./loaders/cboe-quote-table";
 import { parseCboeTrades, tradeEvents } from "./loaders/cboe-trades";
 import { writeTrades } from "../ingest/pipeline/write-trades";
 import { databaseUrl, DEV_DATA_DIR, MIGRATIONS_DIR, parseArgs } from "./lib/config";
@@ -30,8 +30,7 @@ async function loadQuoteTable(backend: SqlBackend, file: string, args: Args, rat
   const asOf = args.get("as-of");
   if (asOf !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(asOf)) throw new Error("--as-of must be YYYY-MM-DD");
   const table = parseQuoteTable(readFileSync(file, "utf8"), { asOf });
-  const priced = priceContracts(table, rate, dividendYield);
-  const loaded = await writeQuoteTable(backend, table, priced, rate);
+  const loaded = await writeQuoteTable(backend, basename(file), table, { rate, dividendYield });
   const edge = await tellEdge();
   const report = {
     file,

@@ -114,7 +114,7 @@ function priceSample(event: QuoteEvent, spot: number | null, r: number, q: numbe
   const T = yearsUntil(instants.expiry(contract.expiration, event.settlement), event.asOf);
   const mid = ivMid(event.bid, event.ask);
   const terms = { S: spot ?? 0, K: contract.strike, T, r, q, side: contract.side };
-  const iv = spot !== null && mid !== null && T > 0 ? impliedVolatility({ price: mid, ...terms }) : null;
+  const iv = event.stated?.iv ?? (spot !== null && mid !== null && T > 0 ? impliedVolatility({ price: mid, ...terms }) : null);
   const g = quoteAnalytics(iv, terms);
   const values = [
     event.optionSymbol,
@@ -233,6 +233,25 @@ async function applySamples(query: TypedQuery, copy: CopyRows, samples: PricedSa
   );
 }
 
+/**
+ * The volume and open interest a source states (a closing quote table), over the quotes its
+ * samples have just set (the same `as_of`; a newer quote keeps its own), in symbol order as every
+ * writer locks. A feed's samples state none: nothing runs.
+ */
+async function applyStated(query: TypedQuery, samples: PricedSample[]): Promise<void> {
+  const stated = samples
+    .filter((s) => s.event.stated)
+    .sort((a, b) => (a.event.optionSymbol < b.event.optionSymbol ? -1 : 1))
+    .map(({ event }) => ({ symbol: event.optionSymbol, asOf: event.asOf.toISOString(), ...event.stated! }));
+  if (stated.length === 0) return;
+  await query(
+    `update option_quotes o set volume = v.volume, open_interest = v.open_interest
+       from unnest($1::text[], $2::timestamptz[], $3::int4[], $4::int4[]) as v(option_symbol, as_of, volume, open_interest)
+      where o.option_symbol = v.option_symbol and o.as_of = v.as_of`,
+    [stated.map((s) => s.symbol), stated.map((s) => s.asOf), stated.map((s) => s.volume), stated.map((s) => s.openInterest)],
+  );
+}
+
 /** Samples a transaction of a minute applies at most, whole underlyings at a time (an underlying may hold more). */
 const CHUNK_SAMPLES = 50_000;
 
@@ -272,6 +291,7 @@ export async function writeQuotes(
     next = priceSamples(groups[i + 1]!, market, spots);
     await db.typedTransaction(async (query, copy) => {
       await applySamples(query, copy, group);
+      await applyStated(query, group);
       await bumpScopes(query, { scopes: scopesOf(group), asOf });
     });
   }
@@ -282,6 +302,7 @@ export async function writeQuotes(
     quotes,
     async (query, _pending, copy) => {
       await applySamples(query, copy, last);
+      await applyStated(query, last);
       await writeSpots(query, spots);
       await moveSession(query, asOf);
       return { scopes: scopesOf(last), asOf };
@@ -306,10 +327,14 @@ async function priceSamples(
   const instants = new SharedInstants();
   let sliced = 0;
   for (const [at, instant] of byInstant(events)) {
-    for (const e of instant) market.book.apply(e, e.contract);
+    const stated = new Map<string, number>();
+    for (const e of instant) {
+      market.book.apply(e, e.contract);
+      if (e.stated) stated.set(e.underlying, e.stated.spot);
+    }
     for (const underlying of new Set(instant.map((e) => e.underlying))) {
       const q = market.dividendYields.get(underlying) ?? 0;
-      const spot = market.book.spot(underlying, new Date(at), market.rate, q);
+      const spot = stated.get(underlying) ?? market.book.spot(underlying, new Date(at), market.rate, q);
       if (spot !== null) {
         market.spots.set(underlying, spot);
         spots.set(underlying, { price: spot, asOf: new Date(at).toISOString() });

@@ -1,10 +1,7 @@
-import { settlementOf, yearsToExpiry } from "../../src/domain/market-clock";
+import { settlementOf } from "../../src/domain/market-clock";
 import { parse } from "csv-parse/sync";
-import { impliedVolatility } from "../../src/analytics/implied-volatility";
-import { quoteAnalytics } from "../../src/analytics/quote-analytics";
 import { sessionCloseAt, sessionOnOrBefore } from "../../src/domain/calendar";
 import { parseOcc, formatOcc, type OccContract } from "../../src/domain/occ";
-import type { QuoteAnalytics } from "../../src/analytics/quote-analytics";
 
 /**
  * Cboe delayed-quote "quote table" CSV: line 1 blank, line 2 `<name>,Last: <spot>,Change: …`,
@@ -130,27 +127,4 @@ function parseRow(cells: string[]): QuoteTableContract[] {
     };
   };
   return [side("call", cells[1], 2), side("put", cells[12], 13)];
-}
-
-export interface PricedContract extends QuoteTableContract, QuoteAnalytics {}
-
-/**
- * Fills what the file lacks: IV from the mid when the vendor gave none, and every Greek in our units.
- * A contract at or past its expiry instant at the table's time (T = 0, e.g. a same-day PM-settled
- * contract in a file taken at the close) has settled: no IV is solved (its price is its intrinsic
- * value, which implies no volatility), the vendor's IV is kept as given, and its Greeks are null.
- */
-export function priceContracts(table: QuoteTable, rate: number, dividendYield: number): PricedContract[] {
-  return table.contracts.map((c) => {
-    const T = yearsToExpiry(c.contract.expiration, c.settlement, table.asOf);
-    const mid = (c.bid + c.ask) / 2;
-    const solved =
-      T > 0 && (c.bid > 0 || c.ask > 0)
-        ? impliedVolatility({ price: mid, S: table.spot, K: c.contract.strike, T, r: rate, q: dividendYield, side: c.contract.side })
-        : null;
-    return {
-      ...c,
-      ...quoteAnalytics(c.vendorIv ?? solved, { S: table.spot, K: c.contract.strike, T, r: rate, q: dividendYield, side: c.contract.side }),
-    };
-  });
 }

@@ -10,7 +10,7 @@ import { resetDatabase } from "../../scripts/db/reset";
 import { seedMarket } from "../../scripts/generator/seed-market";
 import { readFileSync } from "node:fs";
 import { writeQuoteTable } from "../../scripts/loaders/write-quote-table";
-import { parseQuoteTable, priceContracts } from "../../scripts/loaders/cboe-quote-table";
+import { parseQuoteTable } from "../../scripts/loaders/cboe-quote-table";
 import type { Server } from "node:http";
 import { startOutageEndpoint, type OutageEndpoint } from "./database-outage";
 import { DISTANT_RTT_MS } from "./distant-endpoint";
@@ -44,7 +44,7 @@ export async function setup(): Promise<void> {
   // The GEX table adds the rows near spot of the next 60 days (the excerpt's rows are left as they are).
   for (const file of ["SPX_2022-02-04_excerpt.csv", "SPX_2022-02-04_gex_quote_table.csv"]) {
     const table = parseQuoteTable(readFileSync(`test/fixtures/cboe/${file}`, "utf8"));
-    await writeQuoteTable(backend, table, priceContracts(table, LOADED_FILE_RATE, 0), LOADED_FILE_RATE);
+    await writeQuoteTable(backend, file, table, { rate: LOADED_FILE_RATE, dividendYield: 0 });
   }
   server = await startNeonHttpServer(backend, { port: Number(process.env.TEST_SQL_PORT), password: testSqlPassword() });
   distant = await startNeonHttpServer(backend, {

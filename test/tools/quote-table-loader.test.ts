@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { writeQuoteTable } from "../../scripts/loaders/write-quote-table";
-import { openBackend } from "../../scripts/sql-endpoint/sql-backend";
-import { parseQuoteTable, priceContracts } from "../../scripts/loaders/cboe-quote-table";
+import { openBackend, type SqlBackend } from "../../scripts/sql-endpoint/sql-backend";
+import { parseQuoteTable } from "../../scripts/loaders/cboe-quote-table";
 
 const excerpt = readFileSync("test/fixtures/cboe/SPX_2022-02-04_excerpt.csv", "utf8");
 const malformed = readFileSync("test/fixtures/cboe/SPX_malformed_rows.csv", "utf8");
@@ -46,53 +46,87 @@ describe("Cboe quote-table loader", () => {
     expect(() => parseQuoteTable("a,b\n1,2\n")).toThrow(/not a Cboe quote table/);
   });
 
-  it("solves IV from the mid where the file has none and computes Greeks in API units", () => {
-    const table = parseQuoteTable(excerpt.replace("0.2531,0.4594", "0,0.4594"));
-    const priced = priceContracts(table, 0.0025, 0);
-    const atm = priced.find((c) => c.optionSymbol === "SPXW220207C04500000")!;
-    expect(atm.vendorIv).toBeNull();
-    expect(atm.iv).toBeGreaterThan(0.1);
-    expect(atm.iv).toBeLessThan(0.4);
-    expect(atm.theta).toBeLessThan(0);
-    expect(atm.vega).toBeGreaterThan(0);
-    expect(Math.abs(atm.delta! - 0.4594)).toBeLessThan(0.05);
-  });
-
-  it("stores a contract at its expiry instant with null Greeks and the vendor's IV, solving none", () => {
-    // The excerpt read as a file of 2022-02-07: its close is the settlement instant of the SPXW 2022-02-07 contracts.
-    const asOfExpiry = (text: string) => priceContracts(parseQuoteTable(text, { asOf: "2022-02-07" }), 0.0025, 0);
-    const priced = asOfExpiry(excerpt);
-    const settled = priced.filter((c) => c.contract.expiration === "2022-02-07");
-    expect(settled).toHaveLength(20);
-    for (const c of settled) {
-      expect(c.iv).toBe(c.vendorIv);
-      expect([c.delta, c.gamma, c.theta, c.vega, c.rho]).toEqual([null, null, null, null, null]);
-    }
-    // Without the vendor's IV none is solved from the mid: a settled option's price implies no volatility.
-    const solved = asOfExpiry(excerpt.replace("0.2531,0.4594", "0,0.4594")).find((c) => c.optionSymbol === "SPXW220207C04500000")!;
-    expect([solved.vendorIv, solved.iv, solved.delta]).toEqual([null, null, null]);
-    // The later expirations keep their Greeks.
-    expect(priced.find((c) => c.optionSymbol === "SPXW220218C04500000")!.gamma).toBeGreaterThan(0);
-  });
-
-  it("loads idempotently: a second load of the same file changes nothing", async () => {
-    const backend = await openBackend({ dataDir: "memory://" });
-    try {
+  describe("through the pipeline's quote writer", () => {
+    let backend: SqlBackend;
+    beforeAll(async () => {
+      backend = await openBackend({ dataDir: "memory://" });
       await backend.migrate("./drizzle");
+    });
+    beforeEach(async () => {
+      await backend.typedQuery("truncate option_quotes, equity_quotes, underlyings, market_state, feed_positions cascade");
+    });
+    afterAll(async () => backend.close());
+
+    /** The table loaded as `file` at a rate of 0.25 %, then its stored quotes by symbol. */
+    const load = async (text: string, file: string, asOf?: string) => {
+      await writeQuoteTable(backend, file, parseQuoteTable(text, { asOf }), { rate: 0.0025, dividendYield: 0 });
+      const { rows } = await backend.typedQuery(
+        "select option_symbol, expiration::text as expiration, bid, ask, last, volume, open_interest, iv, delta, gamma, theta, vega, rho, underlying_price from option_quotes",
+      );
+      return new Map(rows.map((r) => [r.option_symbol as string, r]));
+    };
+
+    it("keeps what the file states (bid, ask, last, volume, open interest, Cboe's IV, its spot) and computes Greeks in API units", async () => {
+      const quotes = await load(excerpt, "excerpt.csv");
+      expect(quotes.size).toBe(42);
+      expect(quotes.get("SPXW220207C04500000")).toMatchObject({
+        bid: 21.4,
+        ask: 21.9,
+        last: 20.96,
+        volume: 1648,
+        open_interest: 665,
+        iv: 0.2531,
+        underlying_price: 4500.5298,
+      });
+      const atm = quotes.get("SPXW220207C04500000")!;
+      expect(Math.abs(Number(atm.delta) - 0.4594)).toBeLessThan(0.05);
+      const { rows } = await backend.typedQuery(`select price from equity_quotes where symbol = 'SPX'`);
+      expect(rows[0]!.price).toBe(4500.5298);
+    });
+
+    it("solves IV from the mid where the file has none", async () => {
+      const atm = (await load(excerpt.replace("0.2531,0.4594", "0,0.4594"), "no-iv.csv")).get("SPXW220207C04500000")!;
+      expect(Number(atm.iv)).toBeGreaterThan(0.1);
+      expect(Number(atm.iv)).toBeLessThan(0.4);
+      expect(Number(atm.iv)).not.toBe(0.2531);
+      expect(Number(atm.theta)).toBeLessThan(0);
+      expect(Number(atm.vega)).toBeGreaterThan(0);
+      expect(Math.abs(Number(atm.delta) - 0.4594)).toBeLessThan(0.05);
+    });
+
+    it("stores a contract at its expiry instant with null Greeks and the vendor's IV, solving none", async () => {
+      // The excerpt read as a file of 2022-02-07: its close is the settlement instant of the SPXW 2022-02-07 contracts.
+      const quotes = await load(excerpt, "at-expiry.csv", "2022-02-07");
+      const settled = [...quotes.values()].filter((q) => q.expiration === "2022-02-07");
+      expect(settled).toHaveLength(20);
+      for (const q of settled) {
+        expect(q.iv).not.toBeNull();
+        expect([q.delta, q.gamma, q.theta, q.vega, q.rho]).toEqual([null, null, null, null, null]);
+      }
+      // The later expirations keep their Greeks.
+      expect(Number(quotes.get("SPXW220218C04500000")!.gamma)).toBeGreaterThan(0);
+      // Without the vendor's IV none is solved from the mid: a settled option's price implies no volatility.
+      await backend.typedQuery("truncate option_quotes, feed_positions");
+      const solved = (await load(excerpt.replace("0.2531,0.4594", "0,0.4594"), "at-expiry-no-iv.csv", "2022-02-07")).get(
+        "SPXW220207C04500000",
+      )!;
+      expect([solved.iv, solved.delta]).toEqual([null, null]);
+    });
+
+    it("loads idempotently: a second load of the same file finds its position and changes nothing", async () => {
       const table = parseQuoteTable(excerpt);
-      const priced = priceContracts(table, 0.043, 0);
       const snapshot = async () =>
         (await backend.typedQuery("select option_symbol, bid, ask, open_interest, iv, delta from option_quotes order by option_symbol"))
           .rows;
-      expect(await writeQuoteTable(backend, table, priced, 0.043)).toBe(42);
+      expect(await writeQuoteTable(backend, "excerpt.csv", table, { rate: 0.043, dividendYield: 0 })).toBe(42);
       const first = await snapshot();
-      expect(await writeQuoteTable(backend, table, priced, 0.043)).toBe(42);
+      const [before] = (await backend.typedQuery("select version from market_state")).rows;
+      expect(await writeQuoteTable(backend, "excerpt.csv", table, { rate: 0.043, dividendYield: 0 })).toBe(0);
       expect(await snapshot()).toEqual(first);
       expect(first).toHaveLength(42);
-      const [state] = (await backend.typedQuery("select version from market_state")).rows;
-      expect(Number(state?.version)).toBeGreaterThan(0);
-    } finally {
-      await backend.close();
-    }
+      expect((await backend.typedQuery("select version from market_state")).rows[0]).toEqual(before);
+      // Another file is another feed: it is written.
+      expect(await writeQuoteTable(backend, "excerpt-again.csv", table, { rate: 0.043, dividendYield: 0 })).toBe(42);
+    });
   });
 });
