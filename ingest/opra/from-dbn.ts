@@ -38,6 +38,7 @@ export class OpraEventReader {
   readonly dropped = new Map<DroppedReason, number>();
   private ordinalsAt: bigint | null = null;
   private readonly ordinals = new Map<string, number>();
+  private sampledAt: { position: FeedPosition; asOf: Date } | undefined;
 
   constructor(private readonly instruments: OpraInstruments) {}
 
@@ -107,12 +108,21 @@ export class OpraEventReader {
     const contract = this.instruments.get(r.instrumentId);
     if (!contract) return this.drop("unknown-instrument");
     const [level] = r.levels;
+    // A minute's samples share their receive time: one position and one instant for all of them.
+    if (this.sampledAt?.position.tsRecv !== r.tsRecv) {
+      this.sampledAt = { position: position("cbbo-1m", r.tsRecv), asOf: new Date(nanosToMs(r.tsRecv)) };
+    }
     return {
-      ...contract,
+      optionSymbol: contract.optionSymbol,
+      contract: contract.contract,
+      underlying: contract.underlying,
+      isIndex: contract.isIndex,
+      settlement: contract.settlement,
       kind: "quote",
-      position: position("cbbo-1m", r.tsRecv),
-      asOf: new Date(nanosToMs(r.tsRecv)),
-      ...sidesOf(level),
+      position: this.sampledAt.position,
+      asOf: this.sampledAt.asOf,
+      bid: bidOf(level),
+      ask: askOf(level),
       bidSize: level.bidSz,
       askSize: level.askSz,
       last: r.price !== null && r.price > 0 ? r.price : null,
@@ -137,11 +147,11 @@ export class OpraEventReader {
 
 /** The two sides of a consolidated level; an absent side (undefined price, or an ask of 0) is null, a zero bid is kept. */
 function sidesOf(level: ConsolidatedLevel): { bid: number | null; ask: number | null } {
-  return {
-    bid: level.bidPx !== null && level.bidPx >= 0 ? level.bidPx : null,
-    ask: level.askPx !== null && level.askPx > 0 ? level.askPx : null,
-  };
+  return { bid: bidOf(level), ask: askOf(level) };
 }
+
+const bidOf = (level: ConsolidatedLevel) => (level.bidPx !== null && level.bidPx >= 0 ? level.bidPx : null);
+const askOf = (level: ConsolidatedLevel) => (level.askPx !== null && level.askPx > 0 ? level.askPx : null);
 
 function position(schema: FeedPosition["schema"], tsRecv: bigint): FeedPosition {
   return { schema, tsRecv };

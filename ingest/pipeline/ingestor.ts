@@ -214,14 +214,18 @@ export class Ingestor {
     return this.trades.queued + this.quotes.queued + this.contracts.queued;
   }
 
+  /** A quiet source's lane writes all it holds; a stopped ingestor only what the feed has moved past. */
+  private settled(lane: LaneName, now: number): boolean {
+    return !this.draining && now - this.clocks[lane].arrival >= this.options.settleMs;
+  }
+
+  /** Runs once per event read: no closure is made here (a minute's 1.4 M calls). */
   private pump(): void {
     const ended = this.draining?.endOfFeed ?? false;
     const now = performance.now();
-    // A stopped ingestor writes only what the feed has moved past; a quiet source, all it holds.
-    const settled = (lane: LaneName) => !this.draining && now - this.clocks[lane].arrival >= this.options.settleMs;
-    this.trades.pump(this.clocks.trades.at, settled("trades"), this.written, ended);
-    this.quotes.pump(this.clocks.quotes.at, settled("quotes"), this.written, ended);
-    if (!this.applying) this.contracts.pump(this.clocks.contracts.at, settled("contracts"), this.written, ended);
+    this.trades.pump(this.clocks.trades.at, this.settled("trades", now), this.written, ended);
+    this.quotes.pump(this.clocks.quotes.at, this.settled("quotes", now), this.written, ended);
+    if (!this.applying) this.contracts.pump(this.clocks.contracts.at, this.settled("contracts", now), this.written, ended);
     const quiet = this.clocks.contracts.at - this.lastStatistic >= this.options.openInterestQuietNs && now >= this.applyNotBefore;
     if (this.staged.length > 0 && quiet && !this.draining && !this.contracts.busy && this.contracts.queued === 0) {
       void this.applyStagedOpenInterest();
