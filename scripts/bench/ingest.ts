@@ -128,6 +128,12 @@ export async function benchIngest(options: IngestBenchOptions): Promise<void> {
   const children: ChildProcess[] = [];
   let phase: Phase | null = "idle";
   try {
+    const { rows: vacuum } = await backend.typedQuery(`select current_setting('autovacuum') as on`);
+    if (vacuum[0]?.on !== "on")
+      console.log(
+        "ingest benchmark: WARNING: PostgreSQL runs with autovacuum off; the versions' and prints' dead rows then pile up " +
+          "for the whole run, as in no production database (docs/benchmarks.md#ingest)",
+      );
     const day = await feedDay(backend);
     const plan = planFor(day, options);
     // The benchmark's day is new to the database: the feed starts from its beginning.
