@@ -27,6 +27,11 @@ export interface IngestorOptions {
   maxQueued?: { trades: number; quotes: number; contracts: number };
   /** Least wall time between two writes of trades (ms): at real time, a few batches a second rather than a transaction per trade. */
   tradeIntervalMs?: number;
+  /**
+   * Trades a write takes at most (whole receive times): behind a backlog, prints become visible
+   * a batch of about a second at a time rather than after one long write of tens of thousands.
+   */
+  maxTradeBatch?: number;
   lane?: Partial<LaneOptions>;
 }
 
@@ -102,7 +107,7 @@ export class Ingestor {
         const { prints } = await writeTrades(db, feed, batch, pricing, through);
         this.printStatistics.written(prints.map((p) => p.trade.sessionDate));
       },
-      { ...options.lane, minIntervalMs: options.tradeIntervalMs },
+      { ...options.lane, minIntervalMs: options.tradeIntervalMs, maxBatch: Math.min(options.lane.maxBatch, options.maxTradeBatch) },
     );
     this.quotes = new Lane("quotes", (batch, through) => writeQuotes(db, feed, batch, market, through), options.lane);
     this.contracts = new Lane("contracts", (batch, through) => this.writeContracts(batch, through), options.lane);
@@ -127,6 +132,7 @@ export class Ingestor {
         openInterestQuietNs: 30n * SECOND_NS,
         maxQueued: { trades: 500_000, quotes: 3_000_000, contracts: 500_000 },
         tradeIntervalMs: 100,
+        maxTradeBatch: 5_000,
         ...options,
         lane,
       },

@@ -2,7 +2,7 @@ import type { QuoteAnalytics } from "../../src/analytics/quote-analytics";
 import { optionQuotes } from "../../src/db/schema";
 import type { InsertRow } from "../../ingest/pipeline/bulk-insert";
 
-/** What an `option_quotes` row needs: generated contracts and loaded files both provide it. */
+/** What an `option_quotes` row needs: the generated market provides it (files and feeds go through the ingest pipeline). */
 export interface OptionQuoteInput extends QuoteAnalytics {
   optionSymbol: string;
   underlying: string;

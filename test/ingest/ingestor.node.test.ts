@@ -161,6 +161,30 @@ describe("the ingestor", () => {
     expect((await table()).prints).toHaveLength(40);
   });
 
+  it("writes a backlog of trades in batches of at most maxTradeBatch, each of whole receive times", async () => {
+    const stream = new OpraStream();
+    const c = contract(100, "call");
+    const batches: number[] = [];
+    const ingestor = await Ingestor.start(db, {
+      feed: FEED,
+      log: (f) => (f.event === "ingest_written" && f.lane === "trades" ? batches.push(Number(f.events)) : undefined),
+      // A write in flight and nothing settled: the trades behind the first queue up as a backlog.
+      settleMs: 60_000,
+      tradeIntervalMs: 0,
+      maxTradeBatch: 10,
+    });
+    await ingestor.accept(stream.define(c, "AAPL", "2026-03-03T11:00:00Z"));
+    const from = Date.parse("2026-03-03T14:31:00Z");
+    for (let i = 0; i < 25; i++) await ingestor.accept(stream.trade(c, new Date(from + i * 1000), 1.05, 1, 1, 1.1));
+    ingestor.tick(nanos("2026-03-03T14:40:00Z"));
+    await ingestor.drain({ endOfFeed: true });
+    // The first trade may go alone (the second completes its receive time); the backlog behind it is cut at 10.
+    expect(batches.reduce((a, b) => a + b, 0)).toBe(25);
+    expect(Math.max(...batches)).toBe(10);
+    expect(batches.filter((b) => b === 10)).toHaveLength(2);
+    expect((await table()).prints).toHaveLength(25);
+  });
+
   it("writes a receive time split by a quiet spell whole: the late part is not taken for written", async () => {
     const events = session();
     // The last minute's four samples share one receive time; the feed stalls after two of them.
