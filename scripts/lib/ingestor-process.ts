@@ -5,7 +5,7 @@
  * the old generation's collections took a quarter of the ingestor's thread (86 s → 43 s of GC in
  * a short benchmark run).
  */
-export const INGESTOR_NODE_FLAGS = ["--max-semi-space-size=64"];
+const INGESTOR_NODE_FLAGS = ["--max-semi-space-size=64"];
 
 /** `node` arguments that run the ingestor in one process (tsx as a loader, not a wrapper: SIGKILL reaches the writer itself). */
 export function ingestorArgs(args: readonly string[]): string[] {

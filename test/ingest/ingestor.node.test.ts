@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { MarketEvent } from "../../ingest/events";
-import { Ingestor } from "../../ingest/pipeline/ingestor";
+import { Ingestor, type IngestorOptions } from "../../ingest/pipeline/ingestor";
 import { readPositions } from "../../ingest/pipeline/positions";
 import type { OccContract } from "../../src/domain/occ";
 import type { SqlBackend } from "../../scripts/sql-endpoint/sql-backend";
@@ -55,6 +55,24 @@ async function run(events: MarketEvent[], { stopped = false } = {}): Promise<Ing
   for (const e of events) await ingestor.accept(e);
   await ingestor.drain({ endOfFeed: !stopped });
   return ingestor;
+}
+
+/**
+ * An ingestor that records the size of each trade batch it writes, with one contract listed;
+ * `trade(i)` is a trade of it `i` seconds after 09:31 ET, each at a receive time of its own.
+ */
+async function tradeLane(options: Omit<IngestorOptions, "feed" | "log">) {
+  const stream = new OpraStream();
+  const c = contract(100, "call");
+  const batches: number[] = [];
+  const ingestor = await Ingestor.start(db, {
+    feed: FEED,
+    log: (f) => (f.event === "ingest_written" && f.lane === "trades" ? batches.push(Number(f.events)) : undefined),
+    ...options,
+  });
+  await ingestor.accept(stream.define(c, "AAPL", "2026-03-03T11:00:00Z"));
+  const from = Date.parse("2026-03-03T14:31:00Z");
+  return { ingestor, batches, trade: (i: number) => stream.trade(c, new Date(from + i * 1000), 1.05, 1, 1, 1.1) };
 }
 
 const table = async () => ({
@@ -137,19 +155,10 @@ describe("the ingestor", () => {
   });
 
   it("paces the trades: a trickle is written a few times a second in batches, and the end still writes the rest at once", async () => {
-    const stream = new OpraStream();
-    const c = contract(100, "call");
-    const batches: number[] = [];
-    const ingestor = await Ingestor.start(db, {
-      feed: FEED,
-      log: (f) => (f.event === "ingest_written" && f.lane === "trades" ? batches.push(Number(f.events)) : undefined),
-      tradeIntervalMs: 400,
-    });
-    await ingestor.accept(stream.define(c, "AAPL", "2026-03-03T11:00:00Z"));
-    const from = Date.parse("2026-03-03T14:31:00Z");
+    const { ingestor, batches, trade } = await tradeLane({ tradeIntervalMs: 400 });
     // 40 trades 20 ms apart on the wall, as at real time: each the next receive time, so each completes the one before.
     for (let i = 0; i < 40; i++) {
-      await ingestor.accept(stream.trade(c, new Date(from + i * 1000), 1.05, 1, 1, 1.1));
+      await ingestor.accept(trade(i));
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     await ingestor.drain({ endOfFeed: true });
@@ -162,20 +171,9 @@ describe("the ingestor", () => {
   });
 
   it("writes a backlog of trades in batches of at most maxTradeBatch, each of whole receive times", async () => {
-    const stream = new OpraStream();
-    const c = contract(100, "call");
-    const batches: number[] = [];
-    const ingestor = await Ingestor.start(db, {
-      feed: FEED,
-      log: (f) => (f.event === "ingest_written" && f.lane === "trades" ? batches.push(Number(f.events)) : undefined),
-      // A write in flight and nothing settled: the trades behind the first queue up as a backlog.
-      settleMs: 60_000,
-      tradeIntervalMs: 0,
-      maxTradeBatch: 10,
-    });
-    await ingestor.accept(stream.define(c, "AAPL", "2026-03-03T11:00:00Z"));
-    const from = Date.parse("2026-03-03T14:31:00Z");
-    for (let i = 0; i < 25; i++) await ingestor.accept(stream.trade(c, new Date(from + i * 1000), 1.05, 1, 1, 1.1));
+    // A write in flight and nothing settled: the trades behind the first queue up as a backlog.
+    const { ingestor, batches, trade } = await tradeLane({ settleMs: 60_000, tradeIntervalMs: 0, maxTradeBatch: 10 });
+    for (let i = 0; i < 25; i++) await ingestor.accept(trade(i));
     ingestor.tick(nanos("2026-03-03T14:40:00Z"));
     await ingestor.drain({ endOfFeed: true });
     // The first trade may go alone (the second completes its receive time); the backlog behind it is cut at 10.
