@@ -14,14 +14,18 @@ const DEMO_TRADES_PER_SECOND = 5;
  * The moving market of `npm run dev`: the seeded market's session streamed live by a local
  * gateway (the vendor's protocol) and written by the real ingestor in this process (PGlite has
  * one owner). The session is laid on the wall clock whatever the hour — a minute sample at each
- * wall-clock minute, trades as they come — and starts after the newest stored quote, so when the
- * seed's snapshot is later than now (a seed made before the close) the feed runs that far ahead
+ * wall-clock minute, trades as they come — and starts after the newest stored quote and print, so
+ * when the seed's session is later than now (a seed made before the close) the feed runs that far ahead
  * (docs/decisions.md).
  */
 export async function startDevMarket(backend: SqlBackend, log: (line: string) => void): Promise<{ stop: () => Promise<void> }> {
   const market = await loadStreamMarket(backend.typedQuery);
-  const { rows } = await backend.typedQuery(`select extract(epoch from max(as_of)) * 1000 as newest from option_quotes`);
-  const offsetMs = Math.max(0, Number(rows[0]?.newest ?? 0) + 60_000 - Date.now());
+  // After the newest stored quote and print: a seed's trades run on to the close, past its quote snapshot.
+  const { rows } = await backend.typedQuery(
+    `select extract(epoch from greatest((select max(as_of) from option_quotes) + interval '1 minute',
+                                        (select max(executed_at) from flow_prints) + interval '1 second')) * 1000 as newest`,
+  );
+  const offsetMs = Math.max(0, Number(rows[0]?.newest ?? 0) - Date.now());
   const nowNs = () => BigInt(Date.now() + offsetMs) * 1_000_000n;
   const session = { start: nowNs(), tradesPerSecond: DEMO_TRADES_PER_SECOND };
   // A key of this run only, handed over in memory.

@@ -37,30 +37,39 @@ const NS_PER_MS = 1_000_000n;
 const MINUTE_NS = 60_000n * NS_PER_MS;
 /** Per-minute volatility of every spot (≈ 25 % a year over 390-minute sessions). */
 const SPOT_SIGMA_PER_MINUTE = 0.25 / Math.sqrt(252 * 390);
+/** A contract's volatility when neither it nor its underlying's chain has an IV. */
+const FALLBACK_SIGMA = 0.3;
 
-/** The market a stream starts from: every quoted contract with an IV, in a stable order (its instrument ids). */
+/**
+ * The market a stream starts from: every contract with a two-sided quote, in a stable order (its
+ * instrument ids), priced at its IV — or, where none solved (deep in the money near expiry), at the
+ * median IV of its underlying's chain, so every quote moves with its spot.
+ */
 export async function loadStreamMarket(query: TypedQuery): Promise<StreamMarket> {
-  const [state, spots, quotes] = await Promise.all([
+  const [state, spots, quotes, medians] = await Promise.all([
     query(`select risk_free_rate from market_state where id = 1`),
     query(
       `select e.symbol, e.price, coalesce(u.dividend_yield, 0) as q from equity_quotes e join underlyings u using (symbol) where e.price > 0`,
     ),
     query(
       `select option_symbol, underlying, settlement, iv, coalesce(open_interest, 0) as open_interest from option_quotes
-        where iv > 0 and bid is not null and ask is not null order by option_symbol`,
+        where bid is not null and ask is not null order by option_symbol`,
     ),
+    query(`select underlying, percentile_cont(0.5) within group (order by iv) as iv from option_quotes where iv > 0 group by underlying`),
   ]);
   const underlyings = new Map(spots.rows.map((r) => [r.symbol as string, { spot: Number(r.price), q: Number(r.q) }]));
+  const medianIv = new Map(medians.rows.map((r) => [r.underlying as string, Number(r.iv)]));
   const contracts: StreamContract[] = [];
   for (const r of quotes.rows) {
     const contract = parseOcc(r.option_symbol as string);
     if (!contract || !underlyings.has(r.underlying as string)) continue;
+    const iv = r.iv === null ? 0 : Number(r.iv);
     contracts.push({
       instrumentId: contracts.length + 1,
       contract,
       underlying: r.underlying as string,
       settlement: r.settlement as Settlement,
-      sigma: Number(r.iv),
+      sigma: iv > 0 ? iv : (medianIv.get(r.underlying as string) ?? FALLBACK_SIGMA),
       openInterest: Number(r.open_interest),
     });
   }

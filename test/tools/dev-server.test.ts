@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "../../scripts/lib/free-port";
+import { addDays, sessionOnOrAfter, todayInNewYork } from "../../src/domain/calendar";
 import { seedMarket } from "../../scripts/generator/seed-market";
 import { openBackend } from "../../scripts/sql-endpoint/sql-backend";
 import { killDev, leftovers as leftoversIn, startDev as startDevIn, stopDev, type DevRun } from "../support/dev-process";
@@ -27,11 +28,11 @@ async function startDev(env: Record<string, string>, args: string[] = []): Promi
 
 const leftovers = () => leftoversIn(devDir);
 
-async function seeded(dir: string, seed: number): Promise<string> {
+async function seeded(dir: string, seed: number, sessionDate?: string): Promise<string> {
   const backend = await openBackend({ dataDir: dir });
   try {
     await backend.migrate("./drizzle");
-    await seedMarket(backend, { size: "test", seed });
+    await seedMarket(backend, { size: "test", seed, sessionDate });
   } finally {
     await backend.close();
   }
@@ -80,8 +81,9 @@ describe("npm run dev", () => {
     expect(new Set(keys.values()).size).toBe(2);
   }, 600_000);
 
-  it("moves the generated market through the local gateway and the ingestor; --static keeps it frozen", async () => {
-    const pglite = await seeded(join(devDir, "moving"), 5);
+  it("moves the generated market through the local gateway and the ingestor, ahead of a seed's later session; --static keeps it frozen", async () => {
+    // A session a week ahead: the feed must start after everything seeded, trades to the close included, on any date.
+    const pglite = await seeded(join(devDir, "moving"), 5, sessionOnOrAfter(addDays(todayInNewYork(), 7)));
     const run = await startDev({ PGLITE_DIR: pglite });
     expect(run.up, run.output()).toBe(true);
     const key = readFileSync(join(devDir, "demo-api-key"), "utf8").trim();
@@ -101,7 +103,7 @@ describe("npm run dev", () => {
     expect(Date.parse(now.flow)).toBeGreaterThan(Date.parse(before.flow));
     expect(Date.parse(now.quote)).toBeGreaterThan(Date.parse(before.quote));
     expect(Date.parse(now.quote) % 60_000).toBe(0);
-    expect(run.output()).toMatch(/market feed: \d+ contracts streamed through a local Databento gateway/);
+    expect(run.output()).toMatch(/market feed: \d+ contracts streamed through a local Databento gateway.*min ahead of the wall clock/);
     await stopDev(run);
     expect(await leftovers()).toEqual([]);
 
