@@ -5,7 +5,7 @@ import type { OptionTrade } from "../events";
 import type { ClassifyContext, FlowPrint } from "./classify-trades";
 
 /** What identifies a vendor's print: a reload updates it instead of adding a duplicate. */
-const UPSERT = updateOnConflict(["option_symbol", "executed_at", "sequence_number"], "where sequence_number is not null");
+const UPSERT = updateOnConflict(["option_symbol", "executed_at", "sequence_number", "session_date"], "where sequence_number is not null");
 
 /**
  * What the database knows that the trades do not: each contract's stored quote (open interest and

@@ -2,6 +2,7 @@ import { applyOpenInterest, stagedSessions, stageOpenInterest } from "../contrac
 import { writeDefinitions } from "../contracts/write-definitions";
 import type { ContractEvent, MarketEvent, OpenInterestEvent, QuoteEvent, TradeEvent } from "../events";
 import { PrintStatistics } from "../flow/print-statistics";
+import { flowPartitionName } from "../../src/market/flow-partitions";
 import { loadQuoteMarket, writeQuotes } from "../quotes/write-quotes";
 import type { IngestDatabase } from "./database";
 import { Lane, type LaneOptions } from "./lane";
@@ -96,8 +97,8 @@ export class Ingestor {
     // Trades are priced with the yields the quotes are solved with, so a print's IV matches its chain's.
     const pricing = { rate: market.rate, dividendYield: 0, dividendYields: market.dividendYields };
     this.printStatistics = new PrintStatistics(
-      async () => {
-        await db.typedQuery("analyze flow_prints");
+      async (sessions) => {
+        for (const session of sessions) await db.typedQuery(`analyze ${flowPartitionName(session)}`);
       },
       (error) => options.log({ event: "ingest_analyze_failed", error: error instanceof Error ? error.message : String(error) }),
     );

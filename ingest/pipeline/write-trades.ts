@@ -2,6 +2,7 @@ import { classifyTrades, type ClassifyContext, type FlowPrint } from "../flow/cl
 import { flowContext, writeFlowPrints } from "../flow/store-prints";
 import type { TradeEvent } from "../events";
 import { optionQuotes } from "../../src/db/schema";
+import { flowPartitionsSql } from "../../src/market/flow-partitions";
 import { copyInsert } from "./bulk-insert";
 import type { CopyRows, IngestDatabase, TypedQuery } from "./database";
 import { writeAtPositions } from "./positions";
@@ -23,6 +24,7 @@ export async function writeTrades<T extends TradeEvent>(
   through?: bigint,
 ): Promise<{ written: number; skipped: number; prints: FlowPrint<T>[] }> {
   let prints: FlowPrint<T>[] = [];
+  await ensurePartitions(db, trades);
   const result = await writeAtPositions(
     db,
     feed,
@@ -40,6 +42,19 @@ export async function writeTrades<T extends TradeEvent>(
     through,
   );
   return { ...result, prints };
+}
+
+/** The sessions whose partitions each database is known to hold. */
+const partitioned = new WeakMap<IngestDatabase, Set<string>>();
+
+/** Makes the partitions of the trades' sessions, once per session and database, before (not in) a batch's transaction. */
+async function ensurePartitions(db: IngestDatabase, trades: readonly TradeEvent[]): Promise<void> {
+  const known = partitioned.get(db) ?? new Set<string>();
+  partitioned.set(db, known);
+  const sessions = [...new Set(trades.map((t) => t.sessionDate))].filter((s) => !known.has(s));
+  if (sessions.length === 0) return;
+  await db.typedQuery(flowPartitionsSql(sessions));
+  for (const s of sessions) known.add(s);
 }
 
 /**

@@ -1,3 +1,4 @@
+import { flowPartitionsSql } from "../../src/market/flow-partitions";
 import { DEFAULT_RISK_FREE_RATE, marketClock } from "../../src/domain/market-clock";
 import { previousSessions, sessionOnOrBefore, todayInNewYork } from "../../src/domain/calendar";
 import { Random } from "./random";
@@ -130,6 +131,7 @@ export async function seedMarket(backend: SqlBackend, options: SeedOptions): Pro
   const report: SeedReport = { sessionDate, underlyings: 0, contracts: 0, contractHistoryRows: 0, flowPrints: 0 };
 
   await backend.exec(TRUNCATE_MARKET);
+  await backend.exec(flowPartitionsSql(ctx.flowSessions));
   await withIndexesDeferred(backend, BULK_TABLES, async () => {
     const writer = new MarketWriter(backend);
     for (const u of universe) {

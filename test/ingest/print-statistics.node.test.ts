@@ -4,10 +4,14 @@ import { PrintStatistics } from "../../ingest/flow/print-statistics";
 const sessions = (date: string, n: number) => Array<string>(n).fill(date);
 
 describe("the planner's statistics of a filling session", () => {
-  it("are refreshed as a session's prints pass 1,000, 10,000, 100,000 and a million, once each, whatever the batches", async () => {
+  it("are refreshed as a session's prints pass 1,000, 10,000, 100,000 and a million, once each, whatever the batches, for that session's partition", async () => {
     let analyzed = 0;
+    const partitions: string[][] = [];
     const stats = new PrintStatistics(
-      async () => void analyzed++,
+      async (sessions) => {
+        analyzed++;
+        partitions.push(sessions);
+      },
       () => undefined,
     );
     stats.written(sessions("2026-03-03", 999));
@@ -27,6 +31,7 @@ describe("the planner's statistics of a filling session", () => {
     stats.written([...sessions("2026-03-03", 10), ...sessions("2026-03-04", 1_000)]);
     await stats.settled();
     expect(analyzed).toBe(3);
+    expect(partitions).toEqual([["2026-03-03"], ["2026-03-03"], ["2026-03-04"]]);
   });
 
   it("reports a failed ANALYZE and goes on", async () => {

@@ -4,6 +4,7 @@ import { OpraEventReader } from "../../ingest/opra/from-dbn";
 import { OpraInstruments } from "../../ingest/opra/instruments";
 import { readPositions } from "../../ingest/pipeline/positions";
 import { writeTrades } from "../../ingest/pipeline/write-trades";
+import { flowPartitionName } from "../../src/market/flow-partitions";
 import type { SqlBackend } from "../../scripts/sql-endpoint/sql-backend";
 import { ingestDatabase } from "../support/ingest-database";
 import { definitionV3, tcbbo, TS_EVENT, TS_RECV } from "./dbn-fixtures";
@@ -92,5 +93,33 @@ describe("writing trades with their feed position", () => {
     expect(await readPositions(db.typedQuery, FEED)).toEqual(new Map([["tcbbo", TS_RECV + 10_000_000n]]));
     expect(await writeTrades(db, FEED, second, PRICING)).toMatchObject({ written: 2, skipped: 0 });
     expect((await prints(db)).map((p) => p.volume)).toEqual([5, 8, 10, 17, 18, 22]);
+  });
+
+  it("writes a session's prints into the session's own partition, taking over those the default partition held", async () => {
+    const fresh = await marketDatabase();
+    try {
+      const { first, second } = stream();
+      const session = first[0]!.sessionDate;
+      // A print of the session stored before its partition existed (as a test fixture's SQL stores one).
+      await fresh.typedQuery(
+        `insert into flow_prints (executed_at, session_date, ticker, option_symbol, option_type, strike, expiration, price, size, premium,
+           side, sentiment, execution_type, volume, is_etf_or_index)
+         values ($1, $2, 'AAPL', 'AAPL261218P00100000', 'put', 100, '2026-12-18', 1, 1, 100, 'bid', 'bullish', 'split', 1, false)`,
+        [first[0]!.executedAt.toISOString(), session],
+      );
+      const partitions = async () =>
+        Object.fromEntries(
+          (await fresh.typedQuery(`select tableoid::regclass::text as p, count(*)::int as n from flow_prints group by 1`)).rows.map((r) => [
+            r.p,
+            r.n,
+          ]),
+        );
+      expect(await partitions()).toEqual({ flow_prints_other: 1 });
+      await writeTrades(fresh, FEED, [...first, ...second], PRICING);
+      expect(await partitions()).toEqual({ [flowPartitionName(session)]: 7 });
+      expect((await prints(fresh)).filter((p) => p.option_symbol === "AAPL261218P00100000")).toHaveLength(1);
+    } finally {
+      await fresh.close();
+    }
   });
 });

@@ -5,6 +5,7 @@ import type { Bindings } from "../../src/env";
 import { addDays, etToday, marketSql } from "../support/market-db";
 import { TEST_CLOCK } from "../support/test-clock";
 import { arrangePrints } from "../support/flow-fixture";
+import { flowPartitionName, flowPartitionsSql } from "../../src/market/flow-partitions";
 import { previousSessions, sessionOnOrBefore, sessionOpenAt } from "../../src/domain/calendar";
 import { bearer, newAccount } from "../support/accounts";
 import { call, testEnv } from "../support/worker";
@@ -13,7 +14,7 @@ const countOf = async (ticker: string) =>
   ((await marketSql().query("select count(*)::int as n from flow_prints where ticker = $1", [ticker])) as [{ n: number }])[0].n;
 
 describe("flow retention (cron trigger)", () => {
-  it("prunes prints older than the 7 retained sessions in scheduled(), keeping the rest and serving reads meanwhile", async () => {
+  it("prunes prints older than the 7 retained sessions in scheduled() — partitions dropped, the default partition's rows deleted — keeping the rest and serving reads meanwhile", async () => {
     const kept = previousSessions(sessionOnOrBefore(etToday()), 7);
     const oldest = kept[0]!;
     const expired = previousSessions(addDays(oldest, -1), 2);
@@ -24,8 +25,19 @@ describe("flow retention (cron trigger)", () => {
       price: 2,
       size: 100,
     });
+    // The older expired session has a partition of its own; the other's print lands in the default partition.
+    await marketSql().query(flowPartitionsSql([expired[0]!]));
     await arrangePrints("RETX", [...expired.map(print), print(oldest), print(kept[6]!)]);
     expect(await countOf("RETX")).toBe(4);
+    const partitionOf = async (session: string) =>
+      (
+        (await marketSql().query(
+          "select tableoid::regclass::text as p from flow_prints where ticker = 'RETX' and session_date = $1::date",
+          [session],
+        )) as { p: string }[]
+      )[0]?.p;
+    expect(await partitionOf(expired[0]!)).toBe(flowPartitionName(expired[0]!));
+    expect(await partitionOf(expired[1]!)).toBe("flow_prints_other");
 
     const auth = bearer((await newAccount()).keys[0]!.key);
     const ctx = createExecutionContext();
@@ -46,6 +58,10 @@ describe("flow retention (cron trigger)", () => {
       { n: number },
     ];
     expect(older[0].n).toBe(0);
+    const dropped = (await marketSql().query("select to_regclass($1)::text as t", [flowPartitionName(expired[0]!)])) as [
+      { t: string | null },
+    ];
+    expect(dropped[0].t).toBeNull();
 
     // Idempotent: a second run finds nothing to delete.
     const again = createExecutionContext();

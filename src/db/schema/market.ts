@@ -231,11 +231,16 @@ export const dividends = pgTable(
  * Seven sessions of classified trade prints, priced against the NBBO at trade time. Prints loaded
  * from vendor files carry their venue, sequence number and condition; (contract, time, sequence
  * number) identifies them, so a reload updates instead of duplicating.
+ *
+ * Partitioned by session (migration 0018, which drizzle-kit cannot express): a partition per
+ * session, `flow_prints_other` for a session without one (src/market/flow-partitions.ts). A
+ * session's writes touch only its own partition's indexes, whatever the retained sessions hold,
+ * and retention drops whole partitions. Every key therefore holds `session_date`, the partition key.
  */
 export const flowPrints = pgTable(
   "flow_prints",
   {
-    id: bigserial("id", { mode: "number" }).primaryKey(),
+    id: bigserial("id", { mode: "number" }).notNull(),
     executedAt: tsz("executed_at").notNull(),
     sessionDate: day("session_date").notNull(),
     ticker: text("ticker").notNull(),
@@ -283,8 +288,9 @@ export const flowPrints = pgTable(
     tradeConditionId: smallint("trade_condition_id"),
   },
   (t) => [
+    primaryKey({ columns: [t.id, t.sessionDate] }),
     uniqueIndex("flow_prints_trade_idx")
-      .on(t.optionSymbol, t.executedAt, t.sequenceNumber)
+      .on(t.optionSymbol, t.executedAt, t.sequenceNumber, t.sessionDate)
       .where(sql`${t.sequenceNumber} is not null`),
     index("flow_prints_ticker_time_idx").on(t.ticker, t.executedAt.desc()),
     // The ingestor's read of a contract's session volume before a batch: one short range per contract.

@@ -1,0 +1,54 @@
+/**
+ * `flow_prints` is partitioned by session (migration 0018): `flow_prints_YYYYMMDD` per session and
+ * `flow_prints_other`, the default partition, for a session without one. A writer makes its
+ * sessions' partitions before a bulk write (`flowPartitionsSql`), so a session's inserts touch only
+ * its own indexes; a row that lands in the default partition is still a complete print.
+ */
+
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** A session (YYYY-MM-DD) checked to be one, so it can stand in SQL text (a DO block takes no parameters). */
+function checkedSession(session: string): string {
+  if (!ISO_DATE.test(session)) throw new Error(`not a session date: ${session}`);
+  return session;
+}
+
+/** The partition of a session (YYYY-MM-DD). */
+export function flowPartitionName(session: string): string {
+  return `flow_prints_${checkedSession(session).replaceAll("-", "")}`;
+}
+
+/**
+ * One statement that makes the partitions of `sessions` that do not exist yet: each created beside
+ * the table, given the prints of its session already in the default partition, then attached —
+ * which locks neither readers nor writers of the other partitions, as creating it as a partition
+ * would. Serialised by an advisory lock, so two writers never race to make the same one.
+ */
+export function flowPartitionsSql(sessions: readonly string[]): string {
+  const dates = [...new Set(sessions)].map((s) => `'${checkedSession(s)}'`).join(", ");
+  return `do $$
+    declare
+      session date;
+      name text;
+    begin
+      perform pg_advisory_xact_lock(hashtext('flow_prints partitions'));
+      foreach session in array array[${dates}]::date[] loop
+        name := 'flow_prints_' || to_char(session, 'YYYYMMDD');
+        continue when to_regclass(quote_ident(name)) is not null;
+        execute format('create table %I (like flow_prints including defaults)', name);
+        execute format('with moved as (delete from flow_prints_other where session_date = %L returning *) insert into %I select * from moved', session, name);
+        execute format('alter table flow_prints attach partition %I for values from (%L) to (%L)', name, session, session + 1);
+      end loop;
+    end $$`;
+}
+
+/**
+ * A statement listing the session partitions before `partition` (a partition's name: the names
+ * sort as their sessions), oldest first.
+ */
+export function expiredFlowPartitions(partition: string): string {
+  if (!/^flow_prints_\d{8}$/.test(partition)) throw new Error(`not a session partition: ${partition}`);
+  return `select c.relname::text as name from pg_inherits i join pg_class c on c.oid = i.inhrelid
+           where i.inhparent = 'flow_prints'::regclass and c.relname ~ '^flow_prints_[0-9]{8}$' and c.relname < '${partition}'
+           order by c.relname`;
+}
