@@ -3,7 +3,9 @@ import type { SqlBackend } from "../sql-endpoint/sql-backend";
 /**
  * Drops the secondary indexes of `tables` (primary keys stay), runs the bulk load, and re-creates
  * them from their own definitions as Postgres reports them: building an index once is far cheaper
- * than maintaining it across millions of inserts. The definitions are never written twice.
+ * than maintaining it across millions of inserts. The definitions are never written twice. A
+ * partitioned table's are reported `ON ONLY` the parent, which would build nothing on its
+ * partitions and leave the index invalid: they are re-created on the whole table.
  */
 export async function withIndexesDeferred<T>(backend: SqlBackend, tables: string[], load: () => Promise<T>): Promise<T> {
   const { rows } = await backend.typedQuery(
@@ -18,6 +20,6 @@ export async function withIndexesDeferred<T>(backend: SqlBackend, tables: string
   try {
     return await load();
   } finally {
-    for (const index of indexes) await backend.exec(index.definition);
+    for (const index of indexes) await backend.exec(index.definition.replace(" ON ONLY ", " ON "));
   }
 }

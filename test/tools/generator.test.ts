@@ -1,3 +1,4 @@
+import { flowPartitionName } from "../../src/market/flow-partitions";
 import { testSqlPassword } from "../support/sql-password";
 import { DEFAULT_RISK_FREE_RATE, marketClock, yearsToExpiry } from "../../src/domain/market-clock";
 import { neon, neonConfig } from "@neondatabase/serverless";
@@ -133,9 +134,23 @@ describe("seeded test market (through the local endpoint)", () => {
     expect(hist?.max).toBe(30);
   });
 
-  it("keeps 7 sessions of flow prints, each classified by the quote rule against its own NBBO", async () => {
-    const sessions = await sql.query("select distinct session_date from flow_prints");
+  it("keeps 7 sessions of flow prints, each in its own partition with every index valid, each classified by the quote rule against its own NBBO", async () => {
+    const sessions = await sql.query(
+      "select distinct session_date::text as session, tableoid::regclass::text as partition from flow_prints",
+    );
     expect(sessions).toHaveLength(7);
+    for (const s of sessions) expect(s.partition).toBe(flowPartitionName(s.session as string));
+    // Indexes re-created after the bulk load cover every partition (an index `ON ONLY` the parent is invalid).
+    const invalid = await sql.query(
+      `select c.relname from pg_index i join pg_class c on c.oid = i.indexrelid
+        where not i.indisvalid and i.indrelid in (select 'flow_prints'::regclass union all select inhrelid from pg_inherits where inhparent = 'flow_prints'::regclass)`,
+    );
+    expect(invalid).toEqual([]);
+    const indexes = await sql.query(
+      `select count(*)::int as n from pg_inherits where inhparent in (select indexrelid from pg_index where indrelid = 'flow_prints'::regclass)`,
+    );
+    // Nine indexes (the key and eight more) on each of the seven sessions' partitions.
+    expect(indexes[0]!.n).toBeGreaterThanOrEqual(9 * 7);
     const prints = await sql.query(
       "select price, bid, ask, side, sentiment, option_type, strike, size, premium, underlying_price, otm_pct, print_class from flow_prints limit 2000",
     );
