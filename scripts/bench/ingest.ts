@@ -53,6 +53,23 @@ async function feedDay(backend: SqlBackend): Promise<string> {
   return day;
 }
 
+/** Contracts of the underlying whose flow the visibility probe polls: about 4,000 of the day's 3 M trades. */
+const PROBED_CONTRACTS = 2_000;
+
+/**
+ * The underlying the visibility probe polls: one of ordinary size. A trade is written the same way
+ * whatever its underlying, but each poll of `/v1/flow/net` aggregates the underlying's whole day:
+ * polled ten times a second, SPX's 50,000 prints (0.15–0.3 s a poll) were half of PostgreSQL's
+ * work during the trades phase — read load of the probe's own, not the ingestion being measured.
+ */
+async function probedUnderlying(backend: SqlBackend): Promise<string> {
+  const { rows } = await backend.typedQuery(
+    `select underlying from option_quotes group by underlying order by abs(count(*) - $1), underlying limit 1`,
+    [PROBED_CONTRACTS],
+  );
+  return rows[0]?.underlying as string;
+}
+
 function planFor(day: string, o: IngestBenchOptions): FeedPlan {
   const start = BigInt(newYorkInstant(day, 9, 29).getTime()) * NS_PER_MS;
   const end = start + BigInt(o.minutes) * MINUTE_NS;
@@ -160,11 +177,12 @@ export async function benchIngest(options: IngestBenchOptions): Promise<void> {
     );
     children.push(feed);
     await until(() => feedPort > 0, 600_000, "the feed");
+    const probed = await probedUnderlying(backend);
     const scheduledAt = (feedNs: bigint) => (goAt === null ? null : goAt + elapsedAt(plan, feedNs));
     console.log(
       `ingest benchmark: ${contracts} contracts streamed for ${day}: ${options.minutes} minutes from 09:29 ET at ` +
         `~${options.tradesPerSecond} trades/s, ${options.speed}× real time until ${new Date(Number(plan.realtimeFrom / NS_PER_MS)).toISOString()}, ` +
-        `then real time with a sample of every contract each minute (${options.quoteMinutes} minutes)` +
+        `then real time with a sample of every contract each minute (${options.quoteMinutes} minutes); trades seen through ${probed}'s flow` +
         (options.ingestNice > 0 ? `; feed and ingestor at nice ${options.ingestNice}` : ""),
     );
 
@@ -173,7 +191,7 @@ export async function benchIngest(options: IngestBenchOptions): Promise<void> {
     const current = () => phase;
     // Each client its own accounts: the plan's in-flight cap counts per account.
     const sampling = sampleLatency(stack, warm, keys.slice(0, 60), current, latency, latencyErrors);
-    const probe = new VisibilityProbe(stack.url, keys.slice(60, 78), market.largest, day, (ms) => scheduledAt(BigInt(ms) * NS_PER_MS));
+    const probe = new VisibilityProbe(stack.url, keys.slice(60, 78), probed, day, (ms) => scheduledAt(BigInt(ms) * NS_PER_MS));
     const probing = probe.run(current);
     const quoteSeen = new Map<number, number>();
     const watching = watchQuoteMinutes(stack.url, keys[78]!, market.batch[0]!, current, quoteSeen);
