@@ -20,9 +20,10 @@ export function flowPartitionName(session: string): string {
 
 /**
  * One statement that makes the partitions of `sessions` that do not exist yet: each created beside
- * the table, given the prints of its session already in the default partition, then attached —
- * which locks neither readers nor writers of the other partitions, as creating it as a partition
- * would. Serialised by an advisory lock, so two writers never race to make the same one.
+ * the table, given the prints of its session already in the default partition, then attached:
+ * attaching holds only the default partition for a moment, where creating it as a partition would
+ * lock out every reader of the table. Serialised by an advisory lock, so two writers never race
+ * to make the same one.
  */
 export function flowPartitionsSql(sessions: readonly string[]): string {
   const dates = [...new Set(sessions)].map((s) => `'${checkedSession(s)}'`).join(", ");
