@@ -1,3 +1,5 @@
+import { addDays } from "../domain/calendar";
+
 /**
  * `flow_prints` is partitioned by session (migration 0018): `flow_prints_YYYYMMDD` per session and
  * `flow_prints_other`, the default partition, for a session without one. A writer makes its
@@ -7,7 +9,7 @@
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
-/** A session (YYYY-MM-DD) checked to be one, so it can stand in SQL text (a DO block takes no parameters). */
+/** A session (YYYY-MM-DD) checked to be one, so it and its partition's name can stand in SQL text (a DO block takes no parameters). */
 function checkedSession(session: string): string {
   if (!ISO_DATE.test(session)) throw new Error(`not a session date: ${session}`);
   return session;
@@ -26,30 +28,23 @@ export function flowPartitionName(session: string): string {
  * to make the same one.
  */
 export function flowPartitionsSql(sessions: readonly string[]): string {
-  const dates = [...new Set(sessions)].map((s) => `'${checkedSession(s)}'`).join(", ");
-  return `do $$
-    declare
-      session date;
-      name text;
-    begin
+  const made = [...new Set(sessions)].map((session) => {
+    const name = flowPartitionName(session);
+    return `if to_regclass('${name}') is null then
+        create table ${name} (like flow_prints including defaults);
+        with moved as (delete from flow_prints_other where session_date = '${session}' returning *) insert into ${name} select * from moved;
+        alter table flow_prints attach partition ${name} for values from ('${session}') to ('${addDays(session, 1)}');
+      end if;`;
+  });
+  return `do $$ begin
       perform pg_advisory_xact_lock(hashtext('flow_prints partitions'));
-      foreach session in array array[${dates}]::date[] loop
-        name := 'flow_prints_' || to_char(session, 'YYYYMMDD');
-        continue when to_regclass(quote_ident(name)) is not null;
-        execute format('create table %I (like flow_prints including defaults)', name);
-        execute format('with moved as (delete from flow_prints_other where session_date = %L returning *) insert into %I select * from moved', session, name);
-        execute format('alter table flow_prints attach partition %I for values from (%L) to (%L)', name, session, session + 1);
-      end loop;
+      ${made.join("\n      ")}
     end $$`;
 }
 
-/**
- * A statement listing the session partitions before `partition` (a partition's name: the names
- * sort as their sessions), oldest first.
- */
-export function expiredFlowPartitions(partition: string): string {
-  if (!/^flow_prints_\d{8}$/.test(partition)) throw new Error(`not a session partition: ${partition}`);
+/** A statement listing the session partitions before session `before` (YYYY-MM-DD), oldest first: their names sort as their sessions. */
+export function expiredFlowPartitions(before: string): string {
   return `select c.relname::text as name from pg_inherits i join pg_class c on c.oid = i.inhrelid
-           where i.inhparent = 'flow_prints'::regclass and c.relname ~ '^flow_prints_[0-9]{8}$' and c.relname < '${partition}'
+           where i.inhparent = 'flow_prints'::regclass and c.relname ~ '^flow_prints_[0-9]{8}$' and c.relname < '${flowPartitionName(before)}'
            order by c.relname`;
 }

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Database } from "../db/client";
 import { flowPrints } from "../db/schema";
-import { expiredFlowPartitions, flowPartitionName } from "./flow-partitions";
+import { expiredFlowPartitions } from "./flow-partitions";
 
 /**
  * Rows deleted per statement: each statement is short, so its locks and WAL stay small and reads
@@ -21,7 +21,7 @@ const DROP_LOCK_TIMEOUT = "1s";
  */
 export async function pruneFlowPrints(db: Database, before: string, maxBatches = 500): Promise<number> {
   let total = 0;
-  const expired = await db.execute(sql.raw(expiredFlowPartitions(flowPartitionName(before))));
+  const expired = await db.execute(sql.raw(expiredFlowPartitions(before)));
   for (const { name } of expired.rows as { name: string }[]) {
     const counted = await db.execute(sql`select count(*)::int as n from ${sql.identifier(name)}`);
     await db.execute(sql.raw(`do $$ begin perform set_config('lock_timeout', '${DROP_LOCK_TIMEOUT}', true); drop table ${name}; end $$`));
