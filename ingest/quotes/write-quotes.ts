@@ -9,6 +9,7 @@ import { bulkInsert, copyColumns, type InsertRow } from "../pipeline/bulk-insert
 import type { CopyColumn, CopyRows, CopyValue, IngestDatabase, TypedQuery } from "../pipeline/database";
 import { isPending, readPositions, writeAtPositions } from "../pipeline/positions";
 import { bumpScopes, contractScopes } from "../pipeline/versions";
+import { MARKET_IV } from "../../src/market/snapshot";
 import { OptionBook } from "./option-book";
 
 /** What pricing a minute's quotes needs beyond the quotes: kept by the quote writer between minutes. */
@@ -22,22 +23,22 @@ export interface QuoteMarket {
   spots: Map<string, number>;
 }
 
-/** Reads what `writeQuotes` starts from: every stored NBBO into the book, the rate, dividend yields and spots. */
+/** Reads what `writeQuotes` starts from: every stored NBBO and IV into the book, the rate, dividend yields and spots. */
 export async function loadQuoteMarket(query: TypedQuery): Promise<QuoteMarket> {
   const book = new OptionBook();
   const quotes = await query(
-    `select underlying, root, expiration::text as expiration, strike, side, settlement, bid, ask from option_quotes`,
+    `select underlying, root, expiration::text as expiration, strike, side, settlement, bid, ask, iv from option_quotes`,
   );
   for (const r of quotes.rows) {
-    book.apply(
-      {
-        underlying: r.underlying as string,
-        settlement: r.settlement as "am" | "pm",
-        bid: r.bid === null ? null : Number(r.bid),
-        ask: r.ask === null ? null : Number(r.ask),
-      },
-      { root: r.root as string, expiration: r.expiration as string, strike: Number(r.strike), side: r.side as "call" | "put" },
-    );
+    const quote = {
+      underlying: r.underlying as string,
+      settlement: r.settlement as "am" | "pm",
+      bid: r.bid === null ? null : Number(r.bid),
+      ask: r.ask === null ? null : Number(r.ask),
+    };
+    const place = { root: r.root as string, expiration: r.expiration as string, strike: Number(r.strike), side: r.side as "call" | "put" };
+    book.apply(quote, place);
+    book.setIv(quote, place, r.iv === null ? null : Number(r.iv));
   }
   const state = await query(`select risk_free_rate from market_state where id = 1`);
   const yields = await query(`select symbol, dividend_yield from underlyings`);
@@ -78,10 +79,17 @@ const DAY_COLUMNS: CopyColumn[] = [
   { name: "day_to", type: "timestamptz" },
 ];
 
-/** A sample priced: its event and its stage row (the values of SAMPLE_KEYS then DAY_COLUMNS, times in epoch ms). */
+/** A sample priced: its event, its IV (decimal) and its stage row (the values of SAMPLE_KEYS then DAY_COLUMNS, times in epoch ms). */
 interface PricedSample {
   event: QuoteEvent;
+  iv: number | null;
   values: CopyValue[];
+}
+
+/** A group of whole underlyings priced: its samples and each underlying's 30-day IV after them (decimal). */
+interface PricedGroup {
+  samples: PricedSample[];
+  ivs: Map<string, number>;
 }
 
 /** Instants a group's samples share, each computed once (time-zone arithmetic per sample cost seconds a minute). */
@@ -131,7 +139,7 @@ function priceSample(event: QuoteEvent, spot: number | null, r: number, q: numbe
     event.asOf.getTime(),
     ...instants.day(event.asOf),
   ];
-  return { event, values };
+  return { event, iv: g.iv, values };
 }
 
 /** The whole `option_quotes` row of a priced sample, for a contract not stored yet (volume starts at 0). */
@@ -283,15 +291,23 @@ export async function writeQuotes(
   const groups = underlyingGroups(pending);
   const spots = new Map<string, { price: number; asOf: string }>();
   const asOf = pending.at(-1)?.asOf ?? new Date(0);
-  const scopesOf = (group: PricedSample[]) =>
-    contractScopes(group.map(({ event }) => ({ underlying: event.underlying, root: event.contract.root })));
-  let next = groups.length > 0 ? priceSamples(groups[0]!, market, spots) : Promise.resolve([]);
+  const session = sessionOf(asOf);
+  const scopesOf = ({ samples, ivs }: PricedGroup) => {
+    const scopes = contractScopes(samples.map(({ event }) => ({ underlying: event.underlying, root: event.contract.root })));
+    return ivs.size > 0 ? scopes.add(MARKET_IV) : scopes;
+  };
+  const apply = async (query: TypedQuery, copy: CopyRows, group: PricedGroup) => {
+    await applySamples(query, copy, group.samples);
+    await applyStated(query, group.samples);
+    await writeSessionIvs(query, group.ivs, session);
+  };
+  const none: PricedGroup = { samples: [], ivs: new Map() };
+  let next = groups.length > 0 ? priceSamples(groups[0]!, market, spots) : Promise.resolve(none);
   for (let i = 0; i < groups.length - 1; i++) {
     const group = await next;
     next = priceSamples(groups[i + 1]!, market, spots);
     await db.typedTransaction(async (query, copy) => {
-      await applySamples(query, copy, group);
-      await applyStated(query, group);
+      await apply(query, copy, group);
       await bumpScopes(query, { scopes: scopesOf(group), asOf });
     });
   }
@@ -301,30 +317,34 @@ export async function writeQuotes(
     feed,
     quotes,
     async (query, _pending, copy) => {
-      await applySamples(query, copy, last);
-      await applyStated(query, last);
+      await apply(query, copy, last);
       await writeSpots(query, spots);
-      await moveSession(query, asOf);
+      await moveSession(query, asOf, session);
       return { scopes: scopesOf(last), asOf };
     },
     through,
   );
 }
 
+/** The session a sample belongs to: its New York day's, or the last one before (a feed laid on the wall clock at a weekend). */
+const sessionOf = (asOf: Date): string => sessionOnOrBefore(todayInNewYork(asOf));
+
 /** Samples priced between turns of the event loop: a minute's pricing never holds up the other lanes for long. */
 const PRICE_SLICE = 2_000;
 
 /**
  * A group's samples priced (a contract sampled in several minutes of the batch keeps its newest),
- * the spots implied at each instant recorded in `spots`.
+ * the spots implied at each instant recorded in `spots`, and each underlying's 30-day IV after
+ * its newest instant, from its whole chain in the book.
  */
 async function priceSamples(
   events: QuoteEvent[],
   market: QuoteMarket,
   spots: Map<string, { price: number; asOf: string }>,
-): Promise<PricedSample[]> {
+): Promise<PricedGroup> {
   const priced = new Map<string, PricedSample>();
   const instants = new SharedInstants();
+  const newest = new Map<string, number>();
   let sliced = 0;
   for (const [at, instant] of byInstant(events)) {
     const stated = new Map<string, number>();
@@ -342,11 +362,21 @@ async function priceSamples(
     }
     for (const e of instant) {
       const q = market.dividendYields.get(e.underlying) ?? 0;
-      priced.set(e.optionSymbol, priceSample(e, market.spots.get(e.underlying) ?? null, market.rate, q, instants));
+      const sample = priceSample(e, market.spots.get(e.underlying) ?? null, market.rate, q, instants);
+      priced.set(e.optionSymbol, sample);
+      market.book.setIv(e, e.contract, sample.iv);
+      newest.set(e.underlying, at);
       if (++sliced % PRICE_SLICE === 0) await setImmediate();
     }
   }
-  return [...priced.values()];
+  const ivs = new Map<string, number>();
+  for (const [underlying, at] of newest) {
+    const spot = market.spots.get(underlying);
+    const q = market.dividendYields.get(underlying) ?? 0;
+    const iv = spot === undefined ? null : market.book.iv30(underlying, new Date(at), { spot, r: market.rate, q });
+    if (iv !== null) ivs.set(underlying, iv);
+  }
+  return { samples: [...priced.values()], ivs };
 }
 
 /** Items in groups of whole underlyings (in symbol order) of about `chunk` each. */
@@ -397,14 +427,28 @@ async function writeSpots(query: TypedQuery, spots: Map<string, { price: number;
 }
 
 /**
+ * The underlyings' 30-day IVs as their session's `iv_daily` rows, rewritten each minute: the IV
+ * context and the rankings read the session's IV there, so they follow the minute, and the
+ * session's last minute leaves its closing value in the history.
+ */
+async function writeSessionIvs(query: TypedQuery, ivs: Map<string, number>, session: string): Promise<void> {
+  if (ivs.size === 0) return;
+  const symbols = [...ivs.keys()].sort();
+  await query(
+    `insert into iv_daily (symbol, date, iv) select s.symbol, $3::date, s.iv from unnest($1::text[], $2::float8[]) as s(symbol, iv)
+     on conflict (symbol, date) do update set iv = excluded.iv`,
+    [symbols, symbols.map((s) => ivs.get(s)!), session],
+  );
+}
+
+/**
  * A sample of a later session makes it the market's: every cache depends on the session (days to
  * expiry, rankings), so the load's version moves on too — once a day.
  */
-async function moveSession(query: TypedQuery, asOf: Date): Promise<void> {
+async function moveSession(query: TypedQuery, asOf: Date, session: string): Promise<void> {
   await query(
     `update market_state set version = version + 1, as_of = greatest(as_of, $1::timestamptz), session_date = $2::date, loaded_at = now()
       where id = 1 and session_date < $2::date`,
-    // A sample outside a session's day (a feed laid on the wall clock at a weekend) stays with the last session.
-    [asOf.toISOString(), sessionOnOrBefore(todayInNewYork(asOf))],
+    [asOf.toISOString(), session],
   );
 }

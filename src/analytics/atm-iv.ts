@@ -22,6 +22,9 @@ export interface ChainIv extends StrikeIv {
 /** 30 calendar days in years (calendar time / 365, like T). */
 export const IV30_YEARS = 30 / 365;
 
+/** Calendar days of expiries a chain's 30-day IV is taken from: enough to bracket 30 days. */
+export const IV30_CHAIN_DAYS = 100;
+
 const usable = (x: number | null | undefined): x is number => typeof x === "number" && x > 0 && x < Infinity;
 
 /**

@@ -14,8 +14,14 @@ export interface MarketVersions {
   scopes: Record<string, number>;
 }
 
-/** The scope of the views that span the market (rankings, calendars). */
+/** The scope of the views that span the market and move only with a load (calendars). */
 export const MARKET_WIDE = "*";
+
+/**
+ * The scope of the market-wide views of the session's IVs (the rankings): it moves whenever any
+ * underlying's intraday IV is written, a minute's change of every chain, while the calendars stay warm.
+ */
+export const MARKET_IV = "*:iv";
 
 /**
  * The scope of what trades change of an underlying's or a root's contracts — last price, last

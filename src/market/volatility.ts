@@ -1,12 +1,10 @@
 import { and, eq, gt, sql } from "drizzle-orm";
-import { atmIv30 } from "../analytics/atm-iv";
+import { atmIv30, IV30_CHAIN_DAYS } from "../analytics/atm-iv";
 import type { IvObservation } from "../analytics/iv-rank";
 import { ivDaily, marketState } from "../db/schema";
 import { gexChain, gexContractsQuery, gexUnderlyingQuery, marketTermsQuery } from "./gamma-exposure";
 import { readWithSnapshot, type Derived, type MarketRead } from "./snapshot";
 
-/** The chain read for a current IV when the session has no stored one: enough expiries to bracket 30 days. */
-const ATM_CHAIN_DAYS = 100;
 /** History read for the 52-week window and the one-week change. */
 const HISTORY_DAYS = 366;
 
@@ -18,7 +16,10 @@ export interface IvInputs {
   exists: boolean;
   /** The loaded session, YYYY-MM-DD; null before any load. */
   sessionDate: string | null;
-  /** The session's 30-day ATM IV: its stored row, else computed from the chain; null when neither exists. */
+  /**
+   * The session's 30-day ATM IV: its stored row (the ingestor keeps it at the newest minute during a
+   * session), else computed from the chain (a loaded file); null when neither exists.
+   */
   current: number | null;
   history: IvObservation[];
 }
@@ -39,7 +40,7 @@ export async function readIvInputs(read: MarketRead, symbol: string): Promise<De
       .select({ date: ivDaily.date, iv: ivDaily.iv })
       .from(ivDaily)
       .where(and(eq(ivDaily.symbol, symbol), gt(ivDaily.date, sessionPlus(-HISTORY_DAYS)))),
-    gexContractsQuery(db, symbol, sessionPlus(0), sessionPlus(ATM_CHAIN_DAYS)),
+    gexContractsQuery(db, symbol, sessionPlus(0), sessionPlus(IV30_CHAIN_DAYS)),
   ]);
   const sessionDate = terms[0]?.sessionDate ?? null;
   const stored = history.find((o) => o.date === sessionDate)?.iv ?? null;

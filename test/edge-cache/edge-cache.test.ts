@@ -5,6 +5,9 @@ import { ivContextRoute } from "../../src/routes/volatility/iv-context";
 import { BUMP_SCOPES_SQL, tradedScopes } from "../../ingest/pipeline/versions";
 import { chainRoute } from "../../src/routes/quotes-and-options/chain";
 import { gexRoute } from "../../src/routes/gamma-exposure/gex";
+import { topIvRoute } from "../../src/routes/volatility/top-iv";
+import { earningsRoute } from "../../src/routes/calendars/earnings";
+import { MARKET_IV } from "../../src/market/snapshot";
 import { admin, bearer, newAccount } from "../support/accounts";
 import { contractBody } from "../support/contract";
 import { sampleRequests } from "../support/sample-requests";
@@ -148,6 +151,28 @@ describe("the market snapshot at the edge", () => {
     expect(await views.gex()).toEqual(before.gex);
     expect(await views.iv()).toEqual(before.iv);
     expect(await views.schedule()).toEqual(before.schedule);
+    expect(await trips()).toBe(start + 2);
+  });
+
+  it("moves the IV rankings with any underlying's intraday IV (the ingestor's MARKET_IV bump); the calendars stay warm", async () => {
+    const auth = bearer((await newAccount()).keys[0]!.key);
+    await bumpMarketVersion();
+    const { env, trips } = countedMarket();
+    const rankings = async () => contractBody(topIvRoute, await callWith(env, "/v1/stocks/top-iv", auth));
+    const earnings = async () => contractBody(earningsRoute, await callWith(env, "/v1/earnings", auth));
+    const before = { rankings: await rankings(), earnings: await earnings() };
+    // A minute's IVs written: the quotes writer bumps the group's underlyings and MARKET_IV.
+    await marketSql().query(BUMP_SCOPES_SQL, [["EDGV", MARKET_IV], new Date(Date.now() + 3_600_000).toISOString()]);
+    await ageSharedVersions(13_001);
+    advanceClock(2_100);
+    // The calendar is served as it was (its one round trip reads the version changes, the copy being old);
+    // the rankings then miss: one more, the same stored IVs read again.
+    const start = await trips();
+    expect(await earnings()).toEqual(before.earnings);
+    expect(await trips()).toBe(start + 1);
+    expect(await rankings()).toEqual(before.rankings);
+    expect(await trips()).toBe(start + 2);
+    expect(await earnings()).toEqual(before.earnings);
     expect(await trips()).toBe(start + 2);
   });
 

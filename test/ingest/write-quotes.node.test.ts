@@ -30,7 +30,7 @@ beforeAll(async () => {
 }, 60_000);
 beforeEach(async () => {
   await db.typedQuery(
-    "truncate option_quotes, equity_quotes, underlyings, market_state, market_versions, feed_positions, flow_prints cascade",
+    "truncate option_quotes, equity_quotes, underlyings, market_state, market_versions, feed_positions, flow_prints, iv_daily cascade",
   );
   await db.typedQuery(
     `insert into underlyings (symbol, name, asset_type, logo_url, optionable, in_coverage, dividend_yield) values ('AAPL', 'Apple', 'stock', 'x', true, true, $1)`,
@@ -44,8 +44,8 @@ beforeEach(async () => {
 });
 afterAll(async () => db.close());
 
-/** The chain's samples at `at`: every contract quoted a cent either side of its Black-Scholes-Merton value. */
-function chainAt(stream: OpraStream, at: string): QuoteEvent[] {
+/** The chain's samples at `at`: every contract quoted a cent either side of its Black-Scholes-Merton value at `sigma`. */
+function chainAt(stream: OpraStream, at: string, sigma = SIGMA): QuoteEvent[] {
   const events: QuoteEvent[] = [];
   for (const expiration of EXPIRATIONS) {
     for (const strike of STRIKES) {
@@ -53,12 +53,18 @@ function chainAt(stream: OpraStream, at: string): QuoteEvent[] {
         const c = contract(expiration, strike, side);
         stream.define(c, "AAPL", "2026-03-02T11:00:00Z");
         const T = yearsToExpiry(expiration, "pm", new Date(at));
-        const theo = bsm({ S, K: strike, T, r: R, q: Q, sigma: SIGMA, side }).price;
+        const theo = bsm({ S, K: strike, T, r: R, q: Q, sigma, side }).price;
         events.push(stream.quote(c, at, Math.max(theo - 0.01, 0), theo + 0.01));
       }
     }
   }
   return events;
+}
+
+/** AAPL's stored 30-day IV of the session 2026-03-02 (decimal), or undefined. */
+async function sessionIv(): Promise<number | undefined> {
+  const { rows } = await db.typedQuery(`select iv from iv_daily where symbol = 'AAPL' and date = '2026-03-02'`);
+  return rows[0] === undefined ? undefined : Number(rows[0].iv);
 }
 
 async function stored(symbol: string) {
@@ -105,9 +111,10 @@ describe("writing minute quote samples", () => {
     expect(new Date((await stored("AAPL260313C00100000")).as_of as Date).toISOString()).toBe("2026-03-02T20:00:00.000Z");
     const { rows } = await db.typedQuery(`select price from equity_quotes where symbol = 'AAPL'`);
     expect(Number(rows[0]!.price)).toBeCloseTo(S, 2);
-    // Within the session only AAPL's scope moves (once per batch), never the load's version.
-    const { rows: versions } = await db.typedQuery(`select scope, version::int, as_of from market_versions`);
+    // Within the session only AAPL's scope and the rankings' (AAPL's IV moved) move, once per batch; never the load's version.
+    const { rows: versions } = await db.typedQuery(`select scope, version::int, as_of from market_versions order by scope`);
     expect(versions.map((v) => [v.scope, v.version, new Date(v.as_of as Date).toISOString()])).toEqual([
+      ["*:iv", 2, "2026-03-02T20:01:00.000Z"],
       ["AAPL", 2, "2026-03-02T20:01:00.000Z"],
     ]);
     const { rows: state } = await db.typedQuery(`select version::int, scope_version::int from market_state`);
@@ -120,6 +127,29 @@ describe("writing minute quote samples", () => {
     const stream = new OpraStream();
     await writeQuotes(db, FEED, [stream.quote(contract("2026-04-17", 110, "call"), MINUTE_2, 1.1, 1.2)], restarted);
     expect(Number((await stored("AAPL260417C00110000")).underlying_price)).toBeCloseTo(S, 2);
+  });
+
+  it("keeps the session's 30-day IV at the newest minute, from the whole chain, and moves the rankings' scope with it", async () => {
+    const stream = new OpraStream();
+    const market = await loadQuoteMarket(db.typedQuery);
+    await writeQuotes(db, FEED, chainAt(stream, MINUTE_1), market);
+    // A flat smile: the 11- and 46-day expiries' ATM IVs, interpolated in variance to 30 days, are its level.
+    expect(await sessionIv()).toBeCloseTo(SIGMA, 4);
+    await writeQuotes(db, FEED, chainAt(stream, MINUTE_2, 0.32), market);
+    expect(await sessionIv()).toBeCloseTo(0.32, 4);
+    const { rows: versions } = await db.typedQuery(`select scope from market_versions order by scope`);
+    expect(versions.map((v) => v.scope)).toEqual(["*:iv", "AAPL"]);
+
+    // Restarted, a lone sample far from the money: the IV is taken again from the whole chain, read back
+    // from the store (from the lone sample alone there would be none, and the row would keep 0.5).
+    await db.typedQuery(`update iv_daily set iv = 0.5`);
+    const restarted = await loadQuoteMarket(db.typedQuery);
+    const minute3 = "2026-03-02T20:02:00Z";
+    const far = contract("2026-04-17", 110, "call");
+    const T = yearsToExpiry("2026-04-17", "pm", new Date(minute3));
+    const theo = bsm({ S, K: 110, T, r: R, q: Q, sigma: 0.32, side: "call" }).price;
+    await writeQuotes(db, FEED, [stream.quote(far, minute3, theo - 0.01, theo + 0.01)], restarted);
+    expect(await sessionIv()).toBeCloseTo(0.32, 3);
   });
 
   it("never replaces a newer quote with an older sample, and skips samples at or before the stored position", async () => {

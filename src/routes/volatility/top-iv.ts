@@ -6,7 +6,7 @@ import { defineRoute } from "../../http/route";
 import { snapshotResponse } from "../../edge-cache/snapshot-response";
 import { readIvRankings, type IvRankingRow } from "../../market/volatility";
 import { ivPercent } from "./iv-units";
-import { MARKET_WIDE } from "../../market/snapshot";
+import { MARKET_IV } from "../../market/snapshot";
 
 const DEFAULT_LIMIT = 20;
 const MAX_LIMIT = 100;
@@ -36,7 +36,7 @@ function toItem(row: IvRankingRow): TopIvItem {
   };
 }
 
-/** Both rankings' first 100, computed once per loaded snapshot; ties end on the symbol. */
+/** Both rankings' first 100, computed once per version of the session's IVs; ties end on the symbol. */
 function rankings(items: TopIvItem[]): { iv: TopIvItem[]; ivr: TopIvItem[] } {
   const top = (key: "stockIV" | "ivr") =>
     [...items].sort((a, b) => b[key] - a[key] || (a.symbol < b.symbol ? -1 : a.symbol > b.symbol ? 1 : 0)).slice(0, MAX_LIMIT);
@@ -65,7 +65,7 @@ function rankingRoute(ranking: "iv" | "ivr", path: string, operationId: string, 
       const limit = clampToPlan(c, Math.min(query.limit ?? DEFAULT_LIMIT, MAX_LIMIT), c.get("account").limits.maxRows);
       return snapshotResponse(c, {
         name: "iv-rankings",
-        scopes: [MARKET_WIDE],
+        scopes: [MARKET_IV],
         compute: async (read) => {
           const { snapshot, value: rows } = await readIvRankings(read);
           return { snapshot, value: rankings(rows.map(toItem)) };
