@@ -310,14 +310,16 @@ export const flowPrints = pgTable(
 );
 
 /**
- * One denormalised row per contract for the screener, rebuilt after each load
- * (`scripts/db/screener-rebuild.ts`, docs/screener.md): the contract, its metrics at the snapshot
- * and its underlying's data, so a screen reads one table. Percentages are percent (8 means 8%).
+ * One denormalised row per contract for the screener (docs/screener.md): the contract, its metrics
+ * at the snapshot and its underlying's data, so a screen reads one table. Percentages are percent
+ * (8 means 8%). Range-partitioned by symbol (`screener_partitions`, written by hand in migration
+ * 0019: drizzle-kit cannot express it); each partition is rebuilt beside it and swapped in as the
+ * market moves (`ingest/screener`), so the key takes the partition key.
  */
 export const screenerContracts = pgTable(
   "screener_contracts",
   {
-    optionKey: text("option_key").primaryKey(),
+    optionKey: text("option_key").notNull(),
     symbol: text("symbol").notNull(),
     type: text("type", { enum: ["call", "put"] }).notNull(),
     expiration: day("expiration").notNull(),
@@ -398,6 +400,7 @@ export const screenerContracts = pgTable(
     priceToBookScore: smallint("pb_score"),
   },
   (t) => [
+    primaryKey({ columns: [t.symbol, t.optionKey] }),
     index("screener_symbol_exp_strike_idx").on(t.symbol, t.expiration, t.strike, t.optionKey),
     // The table is written in this order (the rebuild sorts), so a side and a DTE window are adjacent pages.
     index("screener_type_exp_delta_idx").on(t.type, t.expiration, t.delta),
@@ -405,3 +408,31 @@ export const screenerContracts = pgTable(
     index("screener_premium_idx").on(t.premium.desc(), t.optionKey),
   ],
 );
+
+/**
+ * The screener's partitions: whole underlyings in [lower, upper) of the symbol order (null: no
+ * bound), and the newest market scope version their rows were derived after, which the
+ * follower compares with `market_versions` to find what the market has moved since.
+ */
+export const screenerPartitions = pgTable("screener_partitions", {
+  name: text("name").primaryKey(),
+  lower: text("lower"),
+  upper: text("upper"),
+  builtVersion: bigint("built_version", { mode: "number" }).notNull(),
+  builtAt: tsz("built_at").notNull().defaultNow(),
+});
+
+/**
+ * Each contract's 30-session baseline (the sessions before the current one, ANALYTICS.md §5):
+ * fixed for a session, so a minute's screener refresh reads it instead of the history.
+ */
+export const screenerBaselines = pgTable("screener_baselines", {
+  optionSymbol: text("option_symbol").primaryKey(),
+  samples: integer("samples").notNull(),
+  avgVolume: doublePrecision("avg_volume"),
+  stdVolume: doublePrecision("std_volume"),
+  avgOpenInterest: doublePrecision("avg_oi"),
+  stdOpenInterest: doublePrecision("std_oi"),
+  avgIv: doublePrecision("avg_iv"),
+  avgMark: doublePrecision("avg_mark"),
+});

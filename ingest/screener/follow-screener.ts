@@ -1,0 +1,52 @@
+import type { IngestLog } from "../pipeline/ingestor";
+import type { IngestDatabase } from "../pipeline/database";
+import { dropLeftovers, movedPartitions, refreshPartition } from "./partitions";
+
+/** How often the follower looks for moved partitions: a minute's quotes reach the screener within it plus their rebuilds. */
+const FOLLOW_INTERVAL_MS = 2_000;
+
+/**
+ * Rebuilds every partition the market has moved since it was built, one at a time in symbol
+ * order. Returns how many were swapped in (one another writer swapped meanwhile is left for the
+ * next pass).
+ */
+export async function refreshMovedPartitions(db: IngestDatabase, log: IngestLog): Promise<number> {
+  let swapped = 0;
+  for (const partition of await movedPartitions(db.typedQuery)) {
+    const started = performance.now();
+    const built = await refreshPartition(db, partition);
+    if (built) swapped++;
+    log({
+      event: built ? "screener_refreshed" : "screener_swap_deferred",
+      partition: built?.name ?? partition.name,
+      lower: partition.lower,
+      upper: partition.upper,
+      rows: built?.rows,
+      ms: Math.round(performance.now() - started),
+    });
+  }
+  return swapped;
+}
+
+/**
+ * Keeps the screener following the market while `signal` is not aborted: every few seconds the
+ * partitions whose underlyings' quotes moved are rebuilt from the stored market and swapped in.
+ * Resolves when stopped. A failed pass is logged and tried again at the next turn.
+ */
+export async function followScreener(
+  db: IngestDatabase,
+  options: { log: IngestLog; signal: AbortSignal; intervalMs?: number },
+): Promise<void> {
+  const { log, signal } = options;
+  await dropLeftovers(db.typedQuery);
+  while (!signal.aborted) {
+    await refreshMovedPartitions(db, log).catch((error: unknown) =>
+      log({ event: "screener_refresh_failed", error: error instanceof Error ? error.message : String(error) }),
+    );
+    if (signal.aborted) break;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, options.intervalMs ?? FOLLOW_INTERVAL_MS);
+      signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
+    });
+  }
+}

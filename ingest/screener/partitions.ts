@@ -1,0 +1,208 @@
+import type { IngestDatabase, TypedQuery } from "../pipeline/database";
+import { earlyCloseDays, insertScreenerRows } from "./screener-rows";
+
+const TABLE = "screener_contracts";
+
+/**
+ * Contracts a partition holds at about most (whole underlyings; one may hold more): a partition is
+ * rebuilt in about a second at full size, and its swap waits at most for the screens under way.
+ */
+export const PARTITION_CONTRACTS = 50_000;
+
+/** How long a swap waits for the screens under way before it gives up (to try again): readers queue behind it meanwhile. */
+const SWAP_LOCK_TIMEOUT = "2s";
+
+/** Whole underlyings in [lower, upper) of the symbol order; null: no bound. */
+export interface SymbolRange {
+  lower: string | null;
+  upper: string | null;
+}
+
+export interface ScreenerPartition extends SymbolRange {
+  name: string;
+  /** The newest scope version committed before its rows were derived. */
+  builtVersion: number;
+}
+
+/** A partition filled and indexed beside the table, ready to be swapped in. */
+interface BuiltPartition extends SymbolRange {
+  name: string;
+  rows: number;
+}
+
+const literal = (value: string) => `'${value.replace(/'/g, "''")}'`;
+const bound = (value: string | null, none: string) => (value === null ? none : `(${literal(value)})`);
+
+export async function readPartitions(query: TypedQuery): Promise<ScreenerPartition[]> {
+  const { rows } = await query(
+    `select name, lower, upper, built_version::float8 as built from screener_partitions order by lower nulls first`,
+  );
+  return rows.map((r) => ({
+    name: r.name as string,
+    lower: r.lower as string | null,
+    upper: r.upper as string | null,
+    builtVersion: Number(r.built),
+  }));
+}
+
+/** The market cut into ranges of whole underlyings of about `PARTITION_CONTRACTS` contracts each, covering every symbol. */
+export async function planRanges(query: TypedQuery, size = PARTITION_CONTRACTS): Promise<SymbolRange[]> {
+  const { rows } = await query(`select underlying, count(*)::int as n from option_quotes group by underlying order by underlying`);
+  const cuts: string[] = [];
+  let held = 0;
+  for (const { underlying, n } of rows) {
+    if (held >= size) {
+      cuts.push(underlying as string);
+      held = 0;
+    }
+    held += n as number;
+  }
+  return [null, ...cuts].map((lower, i) => ({ lower, upper: cuts[i] ?? null }));
+}
+
+/** The newest scope version every change up to which has committed. */
+export async function committedScopeVersion(query: TypedQuery): Promise<number> {
+  const { rows } = await query(`select scope_version::float8 as v from market_state where id = 1`);
+  return Number(rows[0]?.v ?? 0);
+}
+
+/** The secondary indexes of the table (its key is added apart), as statements for a partition of it. */
+async function indexStatements(query: TypedQuery, partition: string): Promise<string[]> {
+  const { rows } = await query(
+    `select i.indexdef as definition from pg_indexes i
+      where i.schemaname = 'public' and i.tablename = $1
+        and not exists (select 1 from pg_constraint c where c.conname = i.indexname)
+      order by i.indexname`,
+    [TABLE],
+  );
+  return rows.map(({ definition }) => {
+    const onPartition = (definition as string).replace(
+      new RegExp(`^CREATE (UNIQUE )?INDEX \\S+ ON (ONLY )?public\\.${TABLE} `),
+      `CREATE $1INDEX ON public.${partition} `,
+    );
+    if (onPartition === definition) throw new Error(`unexpected index definition: ${definition as string}`);
+    return onPartition;
+  });
+}
+
+/**
+ * The rows of `range` in a new table beside the screener's: its range as a check (so attaching it
+ * scans nothing), filled in one statement, then keyed and indexed once (far cheaper than
+ * maintaining indexes row by row), vacuumed (a new table has no visibility map, and without one
+ * no index-only scan is chosen) and analysed.
+ */
+async function buildPartition(db: IngestDatabase, range: SymbolRange, session: string): Promise<BuiltPartition> {
+  const { rows } = await db.typedQuery(`select nextval('screener_partition_seq')::text as n`);
+  const name = `${TABLE}_${rows[0]!.n as string}`;
+  const checks = [
+    range.lower === null ? null : `symbol >= ${literal(range.lower)}`,
+    range.upper === null ? null : `symbol < ${literal(range.upper)}`,
+  ].filter((c) => c !== null);
+  await db.typedQuery(`create table ${name} (like ${TABLE} including defaults including constraints)`);
+  if (checks.length > 0) await db.typedQuery(`alter table ${name} add constraint ${name}_range check (${checks.join(" and ")})`);
+  await db.typedQuery(insertScreenerRows(name), [earlyCloseDays(session), range.lower, range.upper]);
+  await db.typedQuery(`alter table ${name} add constraint ${name}_pkey primary key (symbol, option_key)`);
+  for (const statement of await indexStatements(db.typedQuery, name)) await db.typedQuery(statement);
+  await db.typedQuery(`vacuum analyze ${name}`);
+  const counted = await db.typedQuery(`select count(*)::int as n from ${name}`);
+  return { name, lower: range.lower, upper: range.upper, rows: counted.rows[0]!.n as number };
+}
+
+/** Tables a build cut short left beside the screener's (not one of its partitions). */
+export async function dropLeftovers(query: TypedQuery): Promise<void> {
+  const { rows } = await query(
+    `select c.relname as name from pg_class c join pg_namespace s on s.oid = c.relnamespace
+      where s.nspname = 'public' and c.relkind = 'r' and c.relname ~ $1
+        and not exists (select 1 from pg_inherits i where i.inhrelid = c.oid)`,
+    [`^${TABLE}_[0-9]+$`],
+  );
+  for (const { name } of rows) await query(`drop table if exists ${name as string}`);
+}
+
+/**
+ * Swaps built partitions in for the ones they replace, in one transaction: a screen sees every
+ * replaced partition's old rows or every new one's, never a mix (DETACH waits for the screens under
+ * way and holds new ones behind it for the moment of the swap). `false` when another swap has
+ * replaced one of `old` meanwhile (the caller builds again) or the screens did not let go in time.
+ */
+async function swapPartitions(db: IngestDatabase, old: ScreenerPartition[], built: BuiltPartition[], version: number): Promise<boolean> {
+  let swapped = false;
+  try {
+    swapped = await db.typedTransaction(async (query) => {
+      await query(`set local lock_timeout = '${SWAP_LOCK_TIMEOUT}'`);
+      const still = await query(`select name from screener_partitions where name = any($1::text[]) for update`, [old.map((p) => p.name)]);
+      if (still.rows.length !== old.length) return false;
+      for (const p of old) {
+        await query(`alter table ${TABLE} detach partition ${p.name}`);
+        await query(`drop table ${p.name}`);
+      }
+      for (const p of built)
+        await query(
+          `alter table ${TABLE} attach partition ${p.name} for values from ${bound(p.lower, "(MINVALUE)")} to ${bound(p.upper, "(MAXVALUE)")}`,
+        );
+      await query(`delete from screener_partitions where name = any($1::text[])`, [old.map((p) => p.name)]);
+      await query(
+        `insert into screener_partitions (name, lower, upper, built_version)
+         select * from unnest($1::text[], $2::text[], $3::text[], $4::int8[])`,
+        [built.map((p) => p.name), built.map((p) => p.lower), built.map((p) => p.upper), built.map(() => version)],
+      );
+      return true;
+    });
+  } catch (error) {
+    // 55P03: the screens under way did not let go within the lock timeout.
+    if ((error as { code?: string }).code !== "55P03") throw error;
+  } finally {
+    if (!swapped) for (const p of built) await db.typedQuery(`drop table if exists ${p.name}`);
+  }
+  return swapped;
+}
+
+async function sessionOf(query: TypedQuery): Promise<string | undefined> {
+  const { rows } = await query(`select session_date::text as d from market_state where id = 1`);
+  return rows[0]?.d as string | undefined;
+}
+
+/**
+ * Rebuilds the whole screener, cut afresh into partitions of the market's size (after the seed, a
+ * loaded file or a repair): each partition built beside the table, then all swapped in at once.
+ * Returns the rows written. The 30-session baselines are the caller's (`writeBaselines`).
+ */
+export async function rebuildAllPartitions(db: IngestDatabase, size = PARTITION_CONTRACTS): Promise<number> {
+  const session = await sessionOf(db.typedQuery);
+  if (!session) return 0;
+  await dropLeftovers(db.typedQuery);
+  const version = await committedScopeVersion(db.typedQuery);
+  const old = await readPartitions(db.typedQuery);
+  const built: BuiltPartition[] = [];
+  for (const range of await planRanges(db.typedQuery, size)) built.push(await buildPartition(db, range, session));
+  if (!(await swapPartitions(db, old, built, version))) throw new Error("the screener's partitions changed during the rebuild");
+  return built.reduce((sum, p) => sum + p.rows, 0);
+}
+
+/**
+ * Rebuilds one partition from the stored market and swaps it in. The scope version is read first,
+ * so the rows hold at least every change up to it (a change after it only rebuilds once more).
+ */
+export async function refreshPartition(db: IngestDatabase, partition: ScreenerPartition): Promise<BuiltPartition | null> {
+  const session = await sessionOf(db.typedQuery);
+  if (!session) return null;
+  const version = await committedScopeVersion(db.typedQuery);
+  const built = await buildPartition(db, partition, session);
+  return (await swapPartitions(db, [partition], [built], version)) ? built : null;
+}
+
+/**
+ * The partitions whose underlyings' quotes have moved since they were built: an underlying's scope
+ * (not its traded scope: trades update volume and last price every second, and the screener takes
+ * them with the next minute's quotes) with a newer version than the partition's.
+ */
+export async function movedPartitions(query: TypedQuery): Promise<ScreenerPartition[]> {
+  const { rows } = await query(
+    `select p.name from screener_partitions p
+      where exists (select 1 from market_versions v
+        where v.version > p.built_version and v.scope !~ '[:*]'
+          and (p.lower is null or v.scope >= p.lower) and (p.upper is null or v.scope < p.upper))`,
+  );
+  const moved = new Set(rows.map((r) => r.name as string));
+  return (await readPartitions(query)).filter((p) => moved.has(p.name));
+}
