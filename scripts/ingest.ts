@@ -5,6 +5,7 @@ import { followLive } from "../ingest/live/follow-live";
 import { LiveAuthError } from "../ingest/live/live-client";
 import { API_KEY_LENGTH, OPRA_FEED } from "../ingest/live/protocol";
 import { watchLoopHealth } from "../ingest/pipeline/loop-health";
+import { followScreener, refreshMovedPartitions } from "../ingest/screener/follow-screener";
 import type { FeedReport } from "../ingest/replay/replay";
 import { replayFiles } from "../ingest/replay/replay";
 import { databaseUrl, DEV_DATA_DIR, MIGRATIONS_DIR } from "./lib/config";
@@ -17,7 +18,8 @@ const USAGE = `usage: npm run ingest -- --feed databento
 
 Writes Databento OPRA data (definition, statistics, cbbo-1m, tcbbo) into DATABASE_URL, else
 .dev/pglite: trades become flow prints, minute samples quotes with IV and Greeks, statistics open
-interest, definitions the contracts. Both resume after the positions stored with the data.
+interest, definitions the contracts; the screener rebuilds the partitions whose quotes moved.
+Both resume after the positions stored with the data.
 --feed databento  follows the live gateway (DATABENTO_GATEWAY host:port, default ${DEFAULT_GATEWAY};
                   key from DATABENTO_API_KEY), reconnecting with a replay after a drop.
 --replay FILE…    replays files (DBN, .dbn.zst or JSON lines), one per schema, merged by receive time;
@@ -74,10 +76,20 @@ async function main(): Promise<number> {
   const unwatch = watchLoopHealth(log);
   try {
     await backend.migrate(MIGRATIONS_DIR);
+    // The screener follows what the lanes commit, beside them (its own connection on PostgreSQL).
+    const screener = new AbortController();
+    const following = followScreener(backend, { log, signal: screener.signal });
     let report: FeedReport;
-    if (run.kind === "replay")
-      report = await replayFiles(backend, run.files, { feed: OPRA_FEED, speed: run.speed, log, signal: stop.signal });
-    else report = await followLive(backend, { ...run, feed: OPRA_FEED, log, signal: stop.signal });
+    try {
+      if (run.kind === "replay")
+        report = await replayFiles(backend, run.files, { feed: OPRA_FEED, speed: run.speed, log, signal: stop.signal });
+      else report = await followLive(backend, { ...run, feed: OPRA_FEED, log, signal: stop.signal });
+    } finally {
+      screener.abort();
+      await following;
+    }
+    // A replay read to its end leaves the screener current.
+    if (run.kind === "replay" && !stop.signal.aborted) await refreshMovedPartitions(backend, log);
     log({ event: run.kind === "replay" ? "ingest_replayed" : "ingest_stopped", ...report });
   } catch (error) {
     if (!(error instanceof LiveAuthError)) throw error;

@@ -12,6 +12,15 @@ export const PARTITION_CONTRACTS = 50_000;
 /** How long a swap waits for the screens under way before it gives up (to try again): readers queue behind it meanwhile. */
 const SWAP_LOCK_TIMEOUT = "2s";
 
+/** Memory a partition's build sorts in (its rows sorted by side, expiration and delta, its strikes ranked). */
+const BUILD_WORK_MEM = "128MB";
+
+/**
+ * The statistics a partition's ANALYZE gathers per column (3,000 sampled rows): enough for a
+ * screen's plan over 50,000 rows, at a tenth of the default's cost (0.12 s against 1.6 s at full size).
+ */
+const STATISTICS_TARGET = 10;
+
 /** Whole underlyings in [lower, upper) of the symbol order; null: no bound. */
 export interface SymbolRange {
   lower: string | null;
@@ -89,7 +98,9 @@ async function indexStatements(query: TypedQuery, partition: string): Promise<st
  * The rows of `range` in a new table beside the screener's: its range as a check (so attaching it
  * scans nothing), filled in one statement, then keyed and indexed once (far cheaper than
  * maintaining indexes row by row), vacuumed (a new table has no visibility map, and without one
- * no index-only scan is chosen) and analysed.
+ * no index-only scan is chosen) and analysed. The rows are in the order their strikes are ranked
+ * in (underlying, expiration, side): a partition is small enough that a market-wide screen's page
+ * reads its few rows from anywhere in it, and sorting them again cost a fifth of the build.
  */
 async function buildPartition(db: IngestDatabase, range: SymbolRange, session: string): Promise<BuiltPartition> {
   const { rows } = await db.typedQuery(`select nextval('screener_partition_seq')::text as n`);
@@ -100,10 +111,19 @@ async function buildPartition(db: IngestDatabase, range: SymbolRange, session: s
   ].filter((c) => c !== null);
   await db.typedQuery(`create table ${name} (like ${TABLE} including defaults including constraints)`);
   if (checks.length > 0) await db.typedQuery(`alter table ${name} add constraint ${name}_range check (${checks.join(" and ")})`);
-  await db.typedQuery(insertScreenerRows(name), [earlyCloseDays(session), range.lower, range.upper]);
+  await db.typedTransaction(async (query) => {
+    // Its sorts in memory; and no JIT, whose compilation would cost more than a partition's rows.
+    await query(`set local work_mem = '${BUILD_WORK_MEM}'`);
+    await query(`set local jit = off`);
+    await query(insertScreenerRows(name), [earlyCloseDays(session), range.lower, range.upper]);
+  });
   await db.typedQuery(`alter table ${name} add constraint ${name}_pkey primary key (symbol, option_key)`);
   for (const statement of await indexStatements(db.typedQuery, name)) await db.typedQuery(statement);
-  await db.typedQuery(`vacuum analyze ${name}`);
+  await db.typedQuery(`vacuum ${name}`);
+  await db.typedTransaction(async (query) => {
+    await query(`set local default_statistics_target = ${STATISTICS_TARGET}`);
+    await query(`analyze ${name}`);
+  });
   const counted = await db.typedQuery(`select count(*)::int as n from ${name}`);
   return { name, lower: range.lower, upper: range.upper, rows: counted.rows[0]!.n as number };
 }

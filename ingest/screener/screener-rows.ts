@@ -15,15 +15,16 @@ const inRange = (column: string) => `($2::text is null or ${column} >= $2) and (
  * come from `screener_baselines` (fixed for the session); everything else from the current quotes,
  * IVs and company data. Metrics mirror `src/analytics/screener-metrics.ts` (tests hold them to each
  * other); the probability uses `ods_norm_cdf` (migration 0008) with the chain's time convention:
- * 365-day years to 09:30 ET (AM-settled) or the close (PM-settled) of the expiration day. Rows are
- * written by side, expiration and delta: the common screens (a side, a DTE window, a delta band)
- * then read adjacent pages.
+ * 365-day years to 09:30 ET (AM-settled) or the close (PM-settled) of the expiration day, each
+ * expiration's instant computed once. The CTEs whose columns are read several times are
+ * materialised, so each value is computed once per row rather than once per use.
  */
 export const insertScreenerRows = (table: string) => `
 insert into ${table} (${Object.values(getTableColumns(screenerContracts))
   .map((c) => `"${c.name}"`)
   .join(", ")})
 with m as (select session_date as d, as_of, risk_free_rate as r from market_state where id = 1),
+hist as (select * from screener_baselines h where ${inRange("h.underlying")}),
 eq as (
   select e.symbol, e.date, e.close, e.high, e.low,
     row_number() over (partition by e.symbol order by e.date desc) as n,
@@ -54,22 +55,28 @@ next_dividend as (
   select distinct on (v.symbol) v.symbol, v.ex_date, v.pay_date, v.amount, v.is_estimated from dividends v, m
   where v.ex_date >= m.d and ${inRange("v.symbol")} order by v.symbol, v.ex_date
 ),
-base as (
+expiries as (
+  select e.expiration, e.settlement,
+    date_part('epoch', (e.expiration + case when e.settlement = 'am' then time '09:30' when e.expiration = any($1::date[]) then time '13:00' else time '16:00' end)
+      at time zone 'America/New_York') as ends
+  from (select distinct q.expiration, q.settlement from option_quotes q where ${inRange("q.underlying")}) e
+),
+base as materialized (
   select q.*, u.asset_type, u.industry, u.sector, u.rating, u.consensus, u.logo_url, u.market_cap, u.pe_ratio,
     u.dividend_yield, u.dividend_frequency, u.overall_score, u.dcf_score, u.roe_score, u.roa_score, u.de_score, u.pe_score, u.pb_score,
     coalesce(q.underlying_price, eqq.price) as spot,
     (q.expiration - m.d) as dte, m.d as session, m.r, coalesce(q.as_of, m.as_of) as quoted_at,
-    greatest(extract(epoch from ((q.expiration + case when q.settlement = 'am' then time '09:30' when q.expiration = any($1::date[]) then time '13:00' else time '16:00' end)
-      at time zone 'America/New_York') - coalesce(q.as_of, m.as_of)), 60) / (365 * 86400.0) as years,
+    greatest(x.ends - date_part('epoch', coalesce(q.as_of, m.as_of)), 60) / (365 * 86400.0) as years,
     case when q.bid >= 0 and q.ask > 0 and q.ask >= q.bid then (q.bid + q.ask) / 2
          when q.last > 0 then q.last end as prem
   from option_quotes q
+  join expiries x on x.expiration = q.expiration and x.settlement = q.settlement
   join underlyings u on u.symbol = q.underlying
   left join equity_quotes eqq on eqq.symbol = q.underlying
   cross join m
   where ${inRange("q.underlying")}
 ),
-priced as (
+priced as materialized (
   select b.*,
     case when b.prem is not null and b.spot > 0 then b.prem / (case b.side when 'put' then b.strike else b.spot end) * 100 end as yld,
     case when b.spot > 0 then (case b.side when 'put' then b.spot - b.strike else b.strike - b.spot end) / b.spot * 100 end as cush,
@@ -116,12 +123,11 @@ select
   x.dividend_yield * 100, x.dividend_frequency, nd.amount, nd.ex_date, nd.pay_date, coalesce(nd.is_estimated, false),
   x.overall_score, x.dcf_score, x.roe_score, x.roa_score, x.de_score, x.pe_score, x.pb_score
 from metrics x
-left join screener_baselines h on h.option_symbol = x.option_symbol
+left join hist h on h.option_symbol = x.option_symbol
 left join eq_stats s on s.symbol = x.underlying
 left join iv_stats iv on iv.symbol = x.underlying
 left join next_earnings ne on ne.symbol = x.underlying
-left join next_dividend nd on nd.symbol = x.underlying
-order by x.side, x.expiration, x.delta`;
+left join next_dividend nd on nd.symbol = x.underlying`;
 
 /** Early-close sessions from the session's year to the longest listing's (LEAPS run about three years): `insertScreenerRows`' $1. */
 export function earlyCloseDays(session: string): string {

@@ -11,6 +11,6 @@ export async function rebuildScreener(backend: SqlBackend): Promise<number> {
   const { rows } = await backend.typedQuery("select session_date::text as d from market_state where id = 1");
   const session = rows[0]?.d as string | undefined;
   if (!session) return 0;
-  await writeBaselines(backend.typedQuery, session);
+  await writeBaselines(backend, session);
   return rebuildAllPartitions(backend);
 }

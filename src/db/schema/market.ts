@@ -426,13 +426,19 @@ export const screenerPartitions = pgTable("screener_partitions", {
  * Each contract's 30-session baseline (the sessions before the current one, ANALYTICS.md §5):
  * fixed for a session, so a minute's screener refresh reads it instead of the history.
  */
-export const screenerBaselines = pgTable("screener_baselines", {
-  optionSymbol: text("option_symbol").primaryKey(),
-  samples: integer("samples").notNull(),
-  avgVolume: doublePrecision("avg_volume"),
-  stdVolume: doublePrecision("std_volume"),
-  avgOpenInterest: doublePrecision("avg_oi"),
-  stdOpenInterest: doublePrecision("std_oi"),
-  avgIv: doublePrecision("avg_iv"),
-  avgMark: doublePrecision("avg_mark"),
-});
+export const screenerBaselines = pgTable(
+  "screener_baselines",
+  {
+    underlying: text("underlying").notNull(),
+    optionSymbol: text("option_symbol").notNull(),
+    samples: integer("samples").notNull(),
+    avgVolume: doublePrecision("avg_volume"),
+    stdVolume: doublePrecision("std_volume"),
+    avgOpenInterest: doublePrecision("avg_oi"),
+    stdOpenInterest: doublePrecision("std_oi"),
+    avgIv: doublePrecision("avg_iv"),
+    avgMark: doublePrecision("avg_mark"),
+  },
+  // By underlying first: a partition's rebuild reads its own range.
+  (t) => [primaryKey({ columns: [t.underlying, t.optionSymbol] })],
+);
