@@ -172,3 +172,32 @@ export async function watchQuoteMinutes(
     await sleep(everyMs);
   }
 }
+
+/**
+ * When each minute's quotes show in the screener: polls a screen of one underlying for its newest
+ * row's `lastUpdatedDate` (its quote's time), one request every `everyMs` to each of `symbols` in
+ * turn (underlyings in different partitions), and notes when each first reaches each sampled minute.
+ */
+export async function watchScreenerMinutes(
+  url: string,
+  key: string,
+  symbols: string[],
+  phase: () => Phase | null,
+  seen: Map<string, Map<number, number>>,
+  everyMs = 250,
+): Promise<void> {
+  for (let i = 0; phase() !== null; i++) {
+    const symbol = symbols[i % symbols.length]!;
+    const res = await fetch(`${url}/v1/contracts/screen`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ symbols: [symbol], pageSize: 1, filters: [{ field: "lastUpdatedDate", operation: "sort", value: "desc" }] }),
+    });
+    const body = (await res.json().catch(() => null)) as { results?: { lastUpdatedDate?: string }[] } | null;
+    const asOf = Date.parse(body?.results?.[0]?.lastUpdatedDate ?? "");
+    const bySymbol = seen.get(symbol) ?? new Map<number, number>();
+    seen.set(symbol, bySymbol);
+    if (Number.isFinite(asOf) && !bySymbol.has(asOf)) bySymbol.set(asOf, Date.now());
+    await sleep(everyMs);
+  }
+}
