@@ -6,6 +6,7 @@ import { LiveAuthError } from "../ingest/live/live-client";
 import { API_KEY_LENGTH, OPRA_FEED } from "../ingest/live/protocol";
 import { watchLoopHealth } from "../ingest/pipeline/loop-health";
 import { followScreener, refreshMovedPartitions } from "../ingest/screener/follow-screener";
+import { followSessionRolls } from "../ingest/session/follow-sessions";
 import type { FeedReport } from "../ingest/replay/replay";
 import { replayFiles } from "../ingest/replay/replay";
 import { databaseUrl, DEV_DATA_DIR, MIGRATIONS_DIR } from "./lib/config";
@@ -76,16 +77,20 @@ async function main(): Promise<number> {
   const unwatch = watchLoopHealth(log);
   try {
     await backend.migrate(MIGRATIONS_DIR);
-    // The screener follows what the lanes commit, beside them (its own connection on PostgreSQL).
-    const screener = new AbortController();
-    const following = followScreener(backend, { log, signal: screener.signal });
+    // The derived data follows what the lanes commit, beside them (connections of their own on PostgreSQL):
+    // the screener's partitions, and each session's roll once it has ended.
+    const derived = new AbortController();
+    const following = Promise.all([
+      followScreener(backend, { log, signal: derived.signal }),
+      followSessionRolls(backend, { log, signal: derived.signal }),
+    ]);
     let report: FeedReport;
     try {
       if (run.kind === "replay")
         report = await replayFiles(backend, run.files, { feed: OPRA_FEED, speed: run.speed, log, signal: stop.signal });
       else report = await followLive(backend, { ...run, feed: OPRA_FEED, log, signal: stop.signal });
     } finally {
-      screener.abort();
+      derived.abort();
       await following;
     }
     // A replay read to its end leaves the screener current.

@@ -289,7 +289,7 @@ export async function writeQuotes(
   const stored = await readPositions(db.typedQuery, feed);
   const pending = quotes.filter((e) => isPending(stored, e.position));
   const groups = underlyingGroups(pending);
-  const spots = new Map<string, { price: number; asOf: string }>();
+  const spots = new Map<string, ImpliedSpot>();
   const asOf = pending.at(-1)?.asOf ?? new Date(0);
   const session = sessionOf(asOf);
   const scopesOf = ({ samples, ivs }: PricedGroup) => {
@@ -318,7 +318,7 @@ export async function writeQuotes(
     quotes,
     async (query, _pending, copy) => {
       await apply(query, copy, last);
-      await writeSpots(query, spots);
+      await writeSpots(query, spots, session);
       await moveSession(query, asOf, session);
       return { scopes: scopesOf(last), asOf };
     },
@@ -337,11 +337,7 @@ const PRICE_SLICE = 2_000;
  * the spots implied at each instant recorded in `spots`, and each underlying's 30-day IV after
  * its newest instant, from its whole chain in the book.
  */
-async function priceSamples(
-  events: QuoteEvent[],
-  market: QuoteMarket,
-  spots: Map<string, { price: number; asOf: string }>,
-): Promise<PricedGroup> {
+async function priceSamples(events: QuoteEvent[], market: QuoteMarket, spots: Map<string, ImpliedSpot>): Promise<PricedGroup> {
   const priced = new Map<string, PricedSample>();
   const instants = new SharedInstants();
   const newest = new Map<string, number>();
@@ -357,7 +353,14 @@ async function priceSamples(
       const spot = stated.get(underlying) ?? market.book.spot(underlying, new Date(at), market.rate, q);
       if (spot !== null) {
         market.spots.set(underlying, spot);
-        spots.set(underlying, { price: spot, asOf: new Date(at).toISOString() });
+        const held = spots.get(underlying);
+        spots.set(underlying, {
+          price: spot,
+          asOf: new Date(at).toISOString(),
+          open: held?.open ?? spot,
+          high: Math.max(spot, held?.high ?? spot),
+          low: Math.min(spot, held?.low ?? spot),
+        });
       }
     }
     for (const e of instant) {
@@ -412,17 +415,43 @@ function byInstant(events: readonly QuoteEvent[]): [number, QuoteEvent[]][] {
   return [...groups].sort((a, b) => a[0] - b[0]);
 }
 
-/** The implied spots as the underlyings' equity quotes (only listed underlyings; never over a newer one). */
-async function writeSpots(query: TypedQuery, spots: Map<string, { price: number; asOf: string }>): Promise<void> {
+/** An underlying's newest spot implied in a batch of samples, and the batch's first, highest and lowest. */
+interface ImpliedSpot {
+  price: number;
+  asOf: string;
+  open: number;
+  high: number;
+  low: number;
+}
+
+/**
+ * The implied spots as the underlyings' equity quotes (only listed underlyings; never over a
+ * newer one), with the session's range of them: the session roll's daily bar.
+ */
+async function writeSpots(query: TypedQuery, spots: Map<string, ImpliedSpot>, session: string): Promise<void> {
   if (spots.size === 0) return;
   const symbols = [...spots.keys()];
+  // A session's first batch sets its range; later ones widen it.
+  const same = "equity_quotes.session_date = excluded.session_date";
   await query(
-    `insert into equity_quotes (symbol, price, as_of)
-     select s.symbol, s.price, s.as_of from unnest($1::text[], $2::float8[], $3::timestamptz[]) as s(symbol, price, as_of)
+    `insert into equity_quotes (symbol, price, as_of, session_date, open, high, low)
+     select s.symbol, s.price, s.as_of, $4::date, s.open, s.high, s.low
+       from unnest($1::text[], $2::float8[], $3::timestamptz[], $5::float8[], $6::float8[], $7::float8[]) as s(symbol, price, as_of, open, high, low)
       where exists (select 1 from underlyings u where u.symbol = s.symbol)
-     on conflict (symbol) do update set price = excluded.price, as_of = excluded.as_of
+     on conflict (symbol) do update set price = excluded.price, as_of = excluded.as_of, session_date = excluded.session_date,
+       open = case when ${same} then equity_quotes.open else excluded.open end,
+       high = case when ${same} then greatest(equity_quotes.high, excluded.high) else excluded.high end,
+       low = case when ${same} then least(equity_quotes.low, excluded.low) else excluded.low end
       where equity_quotes.as_of is null or equity_quotes.as_of <= excluded.as_of`,
-    [symbols, symbols.map((s) => spots.get(s)!.price), symbols.map((s) => spots.get(s)!.asOf)],
+    [
+      symbols,
+      symbols.map((s) => spots.get(s)!.price),
+      symbols.map((s) => spots.get(s)!.asOf),
+      session,
+      symbols.map((s) => spots.get(s)!.open),
+      symbols.map((s) => spots.get(s)!.high),
+      symbols.map((s) => spots.get(s)!.low),
+    ],
   );
 }
 

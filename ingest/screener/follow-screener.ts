@@ -1,5 +1,6 @@
 import type { IngestLog } from "../pipeline/ingestor";
 import type { IngestDatabase } from "../pipeline/database";
+import { repeatUntilAborted } from "../pipeline/periodic";
 import { dropLeftovers, movedPartitions, refreshPartition } from "./partitions";
 
 /** How often the follower looks for moved partitions: a minute's quotes reach the screener within it plus their rebuilds. */
@@ -37,16 +38,11 @@ export async function followScreener(
   db: IngestDatabase,
   options: { log: IngestLog; signal: AbortSignal; intervalMs?: number },
 ): Promise<void> {
-  const { log, signal } = options;
   await dropLeftovers(db.typedQuery);
-  while (!signal.aborted) {
-    await refreshMovedPartitions(db, log).catch((error: unknown) =>
-      log({ event: "screener_refresh_failed", error: error instanceof Error ? error.message : String(error) }),
-    );
-    if (signal.aborted) break;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, options.intervalMs ?? FOLLOW_INTERVAL_MS);
-      signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
-    });
-  }
+  await repeatUntilAborted(
+    options.signal,
+    options.intervalMs ?? FOLLOW_INTERVAL_MS,
+    async () => void (await refreshMovedPartitions(db, options.log)),
+    (error) => options.log({ event: "screener_refresh_failed", error: error instanceof Error ? error.message : String(error) }),
+  );
 }

@@ -12,7 +12,7 @@ const inRange = (column: string) => `($2::text is null or ${column} >= $2) and (
 /**
  * The screener rows of the underlyings in [$2, $3) into `table`, from the stored market in one
  * statement; $1 the early-close days (13:00 ET) expirations may fall on. The 30-session baselines
- * come from `screener_baselines` (fixed for the session); everything else from the current quotes,
+ * come from `screener_baselines` (the current session's); everything else from the current quotes,
  * IVs and company data. Metrics mirror `src/analytics/screener-metrics.ts` (tests hold them to each
  * other); the probability uses `ods_norm_cdf` (migration 0008) with the chain's time convention:
  * 365-day years to 09:30 ET (AM-settled) or the close (PM-settled) of the expiration day, each
@@ -24,7 +24,7 @@ insert into ${table} (${Object.values(getTableColumns(screenerContracts))
   .map((c) => `"${c.name}"`)
   .join(", ")})
 with m as (select session_date as d, as_of, risk_free_rate as r from market_state where id = 1),
-hist as (select * from screener_baselines h where ${inRange("h.underlying")}),
+hist as (select h.* from screener_baselines h, m where h.session_date = m.d and ${inRange("h.underlying")}),
 eq as (
   select e.symbol, e.date, e.close, e.high, e.low,
     row_number() over (partition by e.symbol order by e.date desc) as n,

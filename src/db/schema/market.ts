@@ -124,6 +124,11 @@ export const equityQuotes = pgTable("equity_quotes", {
   previousClose: doublePrecision("previous_close"),
   volume: bigint("volume", { mode: "number" }),
   asOf: tsz("as_of"),
+  /** The session whose range `open`/`high`/`low` hold: the spots the ingestor wrote in it (the session roll's daily bar). */
+  sessionDate: day("session_date"),
+  open: doublePrecision("open"),
+  high: doublePrecision("high"),
+  low: doublePrecision("low"),
 });
 
 export const equityDaily = pgTable(
@@ -423,12 +428,14 @@ export const screenerPartitions = pgTable("screener_partitions", {
 });
 
 /**
- * Each contract's 30-session baseline (the sessions before the current one, ANALYTICS.md §5):
+ * Each contract's 30-session baseline (the sessions before the one it is for, ANALYTICS.md §5):
  * fixed for a session, so a minute's screener refresh reads it instead of the history.
  */
 export const screenerBaselines = pgTable(
   "screener_baselines",
   {
+    /** The session the baseline is for (the 30 sessions before it): the current one's, and the next once rolled. */
+    sessionDate: day("session_date").notNull(),
     underlying: text("underlying").notNull(),
     optionSymbol: text("option_symbol").notNull(),
     samples: integer("samples").notNull(),
@@ -439,6 +446,17 @@ export const screenerBaselines = pgTable(
     avgIv: doublePrecision("avg_iv"),
     avgMark: doublePrecision("avg_mark"),
   },
-  // By underlying first: a partition's rebuild reads its own range.
-  (t) => [primaryKey({ columns: [t.underlying, t.optionSymbol] })],
+  // By underlying after the session: a partition's rebuild reads its own range.
+  (t) => [primaryKey({ columns: [t.sessionDate, t.underlying, t.optionSymbol] })],
+);
+
+/** The steps of each session's roll done (`ingest/session/roll-session.ts`): a rerun skips them. */
+export const sessionRolls = pgTable(
+  "session_rolls",
+  {
+    sessionDate: day("session_date").notNull(),
+    step: text("step").notNull(),
+    doneAt: tsz("done_at").notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.sessionDate, t.step] })],
 );

@@ -1,8 +1,10 @@
+-- The session roll's tables (session_rolls, equity_quotes' session range) and
 -- screener_contracts range-partitioned by symbol: each partition (whole underlyings) is rebuilt beside it and
 -- swapped in as the market moves (ingest/screener), never the whole table. The key takes the partition key.
 -- Written by hand: drizzle-kit cannot express partitioning (its snapshot holds the keys only). The existing rows
 -- move into one partition spanning every symbol; the next rebuild cuts the market into partitions of its size.
 CREATE TABLE "screener_baselines" (
+	"session_date" date NOT NULL,
 	"underlying" text NOT NULL,
 	"option_symbol" text NOT NULL,
 	"samples" integer NOT NULL,
@@ -12,7 +14,7 @@ CREATE TABLE "screener_baselines" (
 	"std_oi" double precision,
 	"avg_iv" double precision,
 	"avg_mark" double precision,
-	CONSTRAINT "screener_baselines_underlying_option_symbol_pk" PRIMARY KEY("underlying","option_symbol")
+	CONSTRAINT "screener_baselines_session_date_underlying_option_symbol_pk" PRIMARY KEY("session_date","underlying","option_symbol")
 );
 --> statement-breakpoint
 CREATE TABLE "screener_partitions" (
@@ -23,6 +25,17 @@ CREATE TABLE "screener_partitions" (
 	"built_at" timestamp with time zone DEFAULT now() NOT NULL
 );
 --> statement-breakpoint
+CREATE TABLE "session_rolls" (
+	"session_date" date NOT NULL,
+	"step" text NOT NULL,
+	"done_at" timestamp with time zone DEFAULT now() NOT NULL,
+	CONSTRAINT "session_rolls_session_date_step_pk" PRIMARY KEY("session_date","step")
+);
+--> statement-breakpoint
+ALTER TABLE "equity_quotes" ADD COLUMN "session_date" date;--> statement-breakpoint
+ALTER TABLE "equity_quotes" ADD COLUMN "open" double precision;--> statement-breakpoint
+ALTER TABLE "equity_quotes" ADD COLUMN "high" double precision;--> statement-breakpoint
+ALTER TABLE "equity_quotes" ADD COLUMN "low" double precision;--> statement-breakpoint
 CREATE SEQUENCE "screener_partition_seq";--> statement-breakpoint
 ALTER TABLE "screener_contracts" RENAME TO "screener_contracts_unpartitioned";--> statement-breakpoint
 ALTER TABLE "screener_contracts_unpartitioned" DROP CONSTRAINT "screener_contracts_pkey";--> statement-breakpoint

@@ -1,0 +1,47 @@
+import { sessionCloseAt } from "../../src/domain/calendar";
+import type { IngestDatabase } from "../pipeline/database";
+import type { IngestLog } from "../pipeline/ingestor";
+import { repeatUntilAborted } from "../pipeline/periodic";
+import { isRolled, rollSession } from "./roll-session";
+
+/** How long after a session's close it is rolled: index options quote until 16:15 ET, and the feed's last minutes settle. */
+export const ROLL_AFTER_MS = 30 * 60_000;
+const CHECK_EVERY_MS = 60_000;
+
+/**
+ * The session the market holds, if it is due for its roll at `now`: its close was `ROLL_AFTER_MS`
+ * ago and nothing later has been written (a replay laid on the wall clock, like the demo's, is not
+ * a session that ended), and it has not been rolled whole.
+ */
+export async function dueSession(db: IngestDatabase, now: Date): Promise<string | null> {
+  const { rows } = await db.typedQuery(`select session_date::text as d, as_of from market_state where id = 1`);
+  const session = rows[0]?.d as string | undefined;
+  if (!session) return null;
+  const rollAt = sessionCloseAt(session).getTime() + ROLL_AFTER_MS;
+  if (now.getTime() < rollAt || new Date(rows[0]!.as_of as string).getTime() >= rollAt) return null;
+  return (await isRolled(db.typedQuery, session)) ? null : session;
+}
+
+/**
+ * Rolls each session the market holds once it is due (`dueSession`), checking every minute until
+ * `signal` is aborted. A roll cut short (a crash, the database away) is resumed at the next check
+ * from the step it reached.
+ */
+export async function followSessionRolls(
+  db: IngestDatabase,
+  options: { log: IngestLog; signal: AbortSignal; now?: () => Date; everyMs?: number },
+): Promise<void> {
+  const { log, signal } = options;
+  await repeatUntilAborted(
+    signal,
+    options.everyMs ?? CHECK_EVERY_MS,
+    async () => {
+      const session = await dueSession(db, options.now?.() ?? new Date());
+      if (session === null) return;
+      const started = performance.now();
+      const steps = await rollSession(db, session);
+      log({ event: "session_rolled", session, steps, ms: Math.round(performance.now() - started) });
+    },
+    (error) => log({ event: "session_roll_failed", error: error instanceof Error ? error.message : String(error) }),
+  );
+}

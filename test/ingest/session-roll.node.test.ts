@@ -1,0 +1,179 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { dueSession } from "../../ingest/session/follow-sessions";
+import { isRolled, rollSession } from "../../ingest/session/roll-session";
+import { seedMarket } from "../../scripts/generator/seed-market";
+import type { SqlBackend } from "../../scripts/sql-endpoint/sql-backend";
+import { previousSessions } from "../../src/domain/calendar";
+import { ingestDatabase } from "../support/ingest-database";
+
+/** The tables a roll writes, each with its key (the digest's order). */
+const ROLLED: Record<string, string> = {
+  option_quotes: "option_symbol",
+  option_daily: "option_symbol, date",
+  equity_daily: "symbol, date",
+  equity_quotes: "symbol",
+  iv_daily: "symbol, date",
+  screener_baselines: "session_date, underlying, option_symbol",
+};
+/** Restored before each roll of the crash cases, with the bookkeeping the roll moves. */
+const RESTORED = [...Object.keys(ROLLED), "session_rolls", "market_versions", "market_state"];
+
+async function digest(db: SqlBackend): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const [table, key] of Object.entries(ROLLED)) {
+    const { rows } = await db.typedQuery(`select md5(coalesce(string_agg(t::text, '|' order by ${key}), '')) as d from ${table} t`);
+    out[table] = rows[0]!.d as string;
+  }
+  return out;
+}
+
+const snapshot = async (db: SqlBackend) => {
+  for (const t of RESTORED) {
+    await db.typedQuery(`drop table if exists snap_${t}`);
+    await db.typedQuery(`create table snap_${t} as select * from ${t}`);
+  }
+};
+const restore = async (db: SqlBackend) => {
+  for (const t of RESTORED) {
+    await db.typedQuery(`delete from ${t}`);
+    await db.typedQuery(`insert into ${t} select * from snap_${t}`);
+  }
+};
+
+/** Gives each underlying's equity quote a range in `session`, as the quotes writer leaves it. */
+async function spotsWritten(db: SqlBackend, session: string) {
+  await db.typedQuery(`update equity_quotes set session_date = $1, open = price * 0.99, high = price * 1.02, low = price * 0.98`, [
+    session,
+  ]);
+}
+
+describe("the session roll, after a regular close before a holiday and a weekend (Thursday 2026-07-02)", () => {
+  const SESSION = "2026-07-02";
+  let db: SqlBackend;
+  let reference: Record<string, string>;
+  beforeAll(async () => {
+    db = await ingestDatabase();
+    await seedMarket(db, { size: "test", seed: 4, sessionDate: SESSION });
+    await spotsWritten(db, SESSION);
+    await snapshot(db);
+  }, 180_000);
+  afterAll(async () => db.close());
+
+  it("is due 30 minutes after the 16:00 close, not before, and not while data newer than that keeps coming", async () => {
+    await db.typedQuery(`update market_state set as_of = '2026-07-02T20:14:00Z'`);
+    expect(await dueSession(db, new Date("2026-07-02T20:29:59Z"))).toBeNull();
+    expect(await dueSession(db, new Date("2026-07-02T20:30:00Z"))).toBe(SESSION);
+    await db.typedQuery(`update market_state set as_of = '2026-07-02T20:31:00Z'`);
+    expect(await dueSession(db, new Date("2026-07-02T21:00:00Z"))).toBeNull();
+    await restore(db);
+  });
+
+  it("appends the session to the history, retires what expired, and writes the baselines of the next session (Monday 07-06)", async () => {
+    const listed = await db.typedQuery(
+      `select count(*) filter (where expiration >= $1)::int as live, count(*) filter (where expiration <= $1)::int as expiring,
+              count(*) filter (where expiration > $1)::int as going_on from option_quotes`,
+      [SESSION],
+    );
+    const { live, expiring, going_on } = listed.rows[0] as Record<string, number>;
+    expect(expiring).toBeGreaterThan(0);
+    const sample = (
+      await db.typedQuery(
+        `select option_symbol, open_interest, iv, (bid + ask) / 2 as mark from option_quotes
+          where expiration > $1 and bid > 0 and ask >= bid order by option_symbol limit 1`,
+        [SESSION],
+      )
+    ).rows[0]!;
+    const versions = (await db.typedQuery("select scope_version::int as v from market_state")).rows[0]!.v as number;
+
+    expect(await rollSession(db, SESSION)).toEqual(["history", "retire", "baselines"]);
+
+    const day = await db.typedQuery(`select count(*)::int as n from option_daily where date = $1`, [SESSION]);
+    expect(day.rows[0]!.n).toBe(live);
+    const row = (await db.typedQuery(`select * from option_daily where date = $1 and option_symbol = $2`, [SESSION, sample.option_symbol]))
+      .rows[0]!;
+    expect(row.open_interest).toBe(sample.open_interest);
+    expect(row.iv).toBeCloseTo(sample.iv as number, 12);
+    expect(row.mark).toBeCloseTo(sample.mark as number, 12);
+    // 30 sessions of contract history, this one the newest.
+    const dates = (await db.typedQuery(`select distinct date::text as d from option_daily order by 1`)).rows.map((r) => r.d);
+    expect(dates).toEqual(previousSessions(SESSION, 30));
+    const bar = await db.typedQuery(
+      `select d.open, d.high, d.low, d.close, q.price from equity_daily d join equity_quotes q on q.symbol = d.symbol where d.date = $1`,
+      [SESSION],
+    );
+    expect(bar.rows.length).toBeGreaterThan(0);
+    for (const b of bar.rows) {
+      const price = b.price as number;
+      expect([b.open, b.high, b.low, b.close]).toEqual([price * 0.99, price * 1.02, price * 0.98, price]);
+    }
+
+    expect((await db.typedQuery("select count(*)::int as n from option_quotes")).rows[0]!.n).toBe(going_on);
+    expect((await db.typedQuery("select scope_version::int as v from market_state")).rows[0]!.v).toBeGreaterThan(versions);
+
+    const baselines = await db.typedQuery(
+      `select session_date::text as d, count(*)::int as n from screener_baselines group by 1 order by 1`,
+    );
+    expect(baselines.rows.map((r) => r.d)).toEqual([SESSION, "2026-07-06"]);
+    const next = baselines.rows[1]!.n as number;
+    expect(next).toBe(going_on);
+    // The next session's baseline counts this session too.
+    const samples = await db.typedQuery(
+      `select b.samples, (select count(*)::int from option_daily h where h.option_symbol = b.option_symbol) as n
+         from screener_baselines b where b.session_date = '2026-07-06' and b.option_symbol = $1`,
+      [sample.option_symbol],
+    );
+    expect(samples.rows[0]!.samples).toBe(samples.rows[0]!.n);
+
+    expect(await isRolled(db.typedQuery, SESSION)).toBe(true);
+    expect(await dueSession(db, new Date("2026-07-03T12:00:00Z"))).toBeNull();
+    reference = await digest(db);
+    expect(await rollSession(db, SESSION)).toEqual([]);
+    expect(await digest(db)).toEqual(reference);
+  }, 120_000);
+
+  it("killed after any step, or after a step committed but before it was recorded, and run again: the same tables", async () => {
+    for (const crashAfter of ["history", "retire", "baselines"]) {
+      await restore(db);
+      const crash = new Error(`killed after ${crashAfter}`);
+      await expect(
+        rollSession(db, SESSION, async (step) => {
+          if (step === crashAfter) throw crash;
+        }),
+      ).rejects.toBe(crash);
+      expect(await isRolled(db.typedQuery, SESSION)).toBe(crashAfter === "baselines");
+      await rollSession(db, SESSION);
+      expect(await digest(db), `killed after ${crashAfter}`).toEqual(reference);
+      // The step's work committed, its record lost: it runs again, to the same tables.
+      await db.typedQuery(`delete from session_rolls where step = $1`, [crashAfter]);
+      expect(await rollSession(db, SESSION)).toEqual([crashAfter]);
+      expect(await digest(db), `${crashAfter} run twice`).toEqual(reference);
+    }
+  }, 180_000);
+});
+
+describe("the session roll of an early close before a weekend (Friday 2026-11-27, 13:00) and before Christmas (Thursday 2026-12-24)", () => {
+  let db: SqlBackend;
+  beforeAll(async () => {
+    db = await ingestDatabase();
+    await seedMarket(db, { size: "test", seed: 6, sessionDate: "2026-11-27" });
+  }, 180_000);
+  afterAll(async () => db.close());
+
+  it("is due 30 minutes after the 13:00 close, and writes the baselines of the Monday", async () => {
+    await db.typedQuery(`update market_state set as_of = '2026-11-27T18:00:00Z'`);
+    expect(await dueSession(db, new Date("2026-11-27T18:29:59Z"))).toBeNull();
+    expect(await dueSession(db, new Date("2026-11-27T18:30:00Z"))).toBe("2026-11-27");
+    await rollSession(db, "2026-11-27");
+    const sessions = await db.typedQuery(`select distinct session_date::text as d from screener_baselines order by 1`);
+    expect(sessions.rows.map((r) => r.d)).toEqual(["2026-11-27", "2026-11-30"]);
+  }, 120_000);
+
+  it("before Christmas the next session is the Monday after it (2026-12-28)", async () => {
+    await db.typedQuery(`update market_state set session_date = '2026-12-24', as_of = '2026-12-24T18:00:00Z'`);
+    expect(await dueSession(db, new Date("2026-12-24T18:30:00Z"))).toBe("2026-12-24");
+    await rollSession(db, "2026-12-24");
+    const sessions = await db.typedQuery(`select distinct session_date::text as d from screener_baselines order by 1`);
+    // The market's own session had none (it was moved by hand); the Monday's are written.
+    expect(sessions.rows.map((r) => r.d)).toEqual(["2026-12-28"]);
+  }, 120_000);
+});
