@@ -14,7 +14,8 @@ export const BASELINE_SESSIONS = 30;
  */
 export async function writeBaselines(db: IngestDatabase, session: string): Promise<void> {
   const from = previousSessions(session, BASELINE_SESSIONS + 1)[0]!;
-  // Sums in numeric, exact: a float sum depends on the rows' order, and a rerun must give the same baselines.
+  // Float averages summed in date order: a float sum depends on the rows' order (which a rewritten table
+  // changes), and a rerun must give the same baselines. Integers' averages are exact in numeric.
   await db.typedTransaction(async (query) => {
     await query(`set local work_mem = '256MB'`);
     await query(
@@ -28,7 +29,7 @@ export async function writeBaselines(db: IngestDatabase, session: string): Promi
          select h.option_symbol, count(*)::int,
            avg(h.volume)::float8, stddev_samp(h.volume)::float8,
            avg(h.open_interest)::float8, stddev_samp(h.open_interest)::float8,
-           avg(h.iv::numeric)::float8, avg(h.mark::numeric)::float8
+           avg(h.iv order by h.date)::float8, avg(h.mark order by h.date)::float8
          from option_daily h where h.date >= $1::date and h.date < $2::date
          group by h.option_symbol) b
        join option_quotes q on q.option_symbol = b.option_symbol`,
