@@ -163,22 +163,31 @@ function newQuoteRow({ event, values }: PricedSample): InsertRow<typeof optionQu
 /** Columns a sample never changes (the contract's terms), and the volume, which the trades keep. */
 const KEPT_COLUMNS = new Set(["option_symbol", "underlying", "root", "expiration", "strike", "side", "settlement", "multiplier", "volume"]);
 
+/** A contract's mark as the screener takes it (the mid of a two-sided quote, else the last trade), in SQL. */
+const markOf = (q: string) => `case when ${q}.bid >= 0 and ${q}.ask > 0 and ${q}.ask >= ${q}.bid then (${q}.bid + ${q}.ask) / 2 else ${q}.last end`;
+
 /**
  * A sample's assignments to a stored quote (`stored`) from its row (`sample`): the session's last
  * price and volume stay unless the stored ones are of an earlier session (the volume then starts
  * again at 0, the trades add to it). `sameDay`: SQL true when the stored last trade is of the
- * sample's New York day.
+ * sample's New York day. `newDay`: true when the stored quote is of an earlier day than the
+ * sample — its mark is then the previous session's closing mark, the premium change's reference.
  */
-const assignments = (columns: readonly string[], stored: string, sample: string, sameDay: string) =>
+const assignments = (columns: readonly string[], stored: string, sample: string, days: { sameDay: string; newDay: string }) =>
   [
     ...columns
       .filter((c) => !KEPT_COLUMNS.has(c))
       .map((c) => (c === "last" ? `last = coalesce(${sample}.last, ${stored}.last)` : `${c} = ${sample}.${c}`)),
-    `volume = case when ${sameDay} then ${stored}.volume else 0 end`,
+    `volume = case when ${days.sameDay} then ${stored}.volume else 0 end`,
+    `previous_mark = case when ${days.newDay} then coalesce(${markOf(stored)}, ${stored}.previous_mark) else ${stored}.previous_mark end`,
   ].join(", ");
 
-/** `sameDay` without the stage's day columns (the rare insert of a contract another lane has just added). */
-const SAME_DAY_BY_ZONE = `(option_quotes.last_trade_at at time zone 'America/New_York')::date = (excluded.as_of at time zone 'America/New_York')::date`;
+/** The days without the stage's day columns (the rare insert of a contract another lane has just added). */
+const inNewYork = (at: string) => `(${at} at time zone 'America/New_York')::date`;
+const DAYS_BY_ZONE = {
+  sameDay: `${inNewYork("option_quotes.last_trade_at")} = ${inNewYork("excluded.as_of")}`,
+  newDay: `${inNewYork("option_quotes.as_of")} < ${inNewYork("excluded.as_of")}`,
+};
 
 /** Where a group's samples are staged (a temporary table of the session, emptied at commit). */
 const STAGE = "quote_minute";
@@ -210,7 +219,10 @@ async function applySamples(query: TypedQuery, copy: CopyRows, samples: PricedSa
   // Bounded to the group's symbols: a merge join would otherwise read the key index from its start.
   const updated = await query(
     `with u as (
-       update option_quotes o set ${assignments(SAMPLE_NAMES, "o", "s", "o.last_trade_at >= s.day_from and o.last_trade_at < s.day_to")}
+       update option_quotes o set ${assignments(SAMPLE_NAMES, "o", "s", {
+         sameDay: "o.last_trade_at >= s.day_from and o.last_trade_at < s.day_to",
+         newDay: "o.as_of < s.day_from",
+       })}
          from (select * from ${STAGE} order by option_symbol) s
         where o.option_symbol = s.option_symbol and o.option_symbol between $1 and $2
           and (o.as_of is null or o.as_of <= s.as_of)
@@ -236,7 +248,7 @@ async function applySamples(query: TypedQuery, copy: CopyRows, samples: PricedSa
     optionQuotes,
     rows,
     (columns) =>
-      `on conflict (option_symbol) do update set ${assignments(columns, "option_quotes", "excluded", SAME_DAY_BY_ZONE)}
+      `on conflict (option_symbol) do update set ${assignments(columns, "option_quotes", "excluded", DAYS_BY_ZONE)}
         where option_quotes.as_of is null or option_quotes.as_of <= excluded.as_of`,
   );
 }

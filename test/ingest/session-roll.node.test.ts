@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dueSession } from "../../ingest/session/follow-sessions";
 import { isRolled, rollSession } from "../../ingest/session/roll-session";
@@ -149,7 +150,41 @@ describe("the session roll, after a regular close before a holiday and a weekend
       expect(await digest(db), `${crashAfter} run twice`).toEqual(reference);
     }
   }, 180_000);
+
+  it.skipIf(!process.env.DATABASE_URL)(
+    "SIGKILLed at any moment of `npm run roll` and run again: the same tables",
+    async () => {
+      const killed: (number | string)[] = [];
+      for (const ms of [0, 30, 80, 150, 300, 600]) {
+        await restore(db);
+        killed.push(await rollProcess(db, SESSION, ms));
+        expect(await rollProcess(db, SESSION)).toBe(0);
+        expect(await digest(db), `killed ${ms} ms in`).toEqual(reference);
+      }
+      // At least one run died mid-roll (the others may have finished first).
+      expect(killed).toContain("SIGKILL");
+    },
+    300_000,
+  );
 });
+
+/**
+ * `npm run roll -- --session S` on the test's database, SIGKILLed `killAfterMs` after it starts
+ * rolling (not at all when undefined). Resolves with its exit code, or the signal that ended it.
+ */
+async function rollProcess(db: SqlBackend, session: string, killAfterMs?: number): Promise<number | string> {
+  const url = new URL(process.env.DATABASE_URL!);
+  url.pathname = `/${(await db.typedQuery("select current_database() as name")).rows[0]!.name as string}`;
+  const child = spawn(process.execPath, ["--import", "tsx", "scripts/roll.ts", "--session", session], {
+    env: { ...process.env, DATABASE_URL: url.toString() },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  child.stdout.on("data", (chunk: Buffer) => {
+    if (killAfterMs !== undefined && chunk.toString().includes("session_roll_started"))
+      setTimeout(() => child.kill("SIGKILL"), killAfterMs);
+  });
+  return new Promise((resolve) => child.once("exit", (code, signal) => resolve(signal ?? code ?? -1)));
+}
 
 describe("the session roll of an early close before a weekend (Friday 2026-11-27, 13:00) and before Christmas (Thursday 2026-12-24)", () => {
   let db: SqlBackend;

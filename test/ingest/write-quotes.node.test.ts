@@ -199,6 +199,23 @@ describe("writing minute quote samples", () => {
     await writeQuotes(db, FEED, [stream.quote(c, MINUTE_2, 2.4, 2.5)], market);
     expect(await stored("AAPL260313C00100000")).toMatchObject({ volume: 10, last: 2.45 });
   });
+
+  it("takes the previous session's closing mark as the premium change's reference on a session's first sample", async () => {
+    const stream = new OpraStream();
+    const market = await loadQuoteMarket(db.typedQuery);
+    const c = contract("2026-03-13", 100, "call");
+    await writeQuotes(db, FEED, [stream.quote(c, "2026-02-27T20:58:00Z", 1.9, 2.0)], market);
+    await writeQuotes(db, FEED, [stream.quote(c, "2026-02-27T20:59:00Z", 2, 2.1)], market);
+    await db.typedQuery(`update option_quotes set previous_mark = 1.5`);
+    await writeQuotes(db, FEED, [stream.quote(c, MINUTE_1, 2.4, 2.5)], market);
+    expect(await stored("AAPL260313C00100000")).toMatchObject({ previous_mark: 2.05 });
+    // Later samples of the session keep it; a one-sided closing quote falls back to the last trade.
+    await writeQuotes(db, FEED, [stream.quote(c, MINUTE_2, 2.6, 2.7)], market);
+    expect(await stored("AAPL260313C00100000")).toMatchObject({ previous_mark: 2.05 });
+    await db.typedQuery(`update option_quotes set bid = null, last = 2.61`);
+    await writeQuotes(db, FEED, [stream.quote(c, "2026-03-03T15:00:00Z", 2.6, 2.7)], market);
+    expect(await stored("AAPL260313C00100000")).toMatchObject({ previous_mark: 2.61 });
+  });
 });
 
 describe("a minute's transactions", () => {

@@ -1,0 +1,53 @@
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { parseArgs } from "node:util";
+import { rollSession } from "../ingest/session/roll-session";
+import { isCalendarDate, isSession } from "../src/domain/calendar";
+import { databaseUrl, DEV_DATA_DIR, MIGRATIONS_DIR } from "./lib/config";
+import { openBackend } from "./sql-endpoint/sql-backend";
+
+const USAGE = `usage: npm run roll [-- --session YYYY-MM-DD]
+
+Rolls a session that has ended into the history of DATABASE_URL, else .dev/pglite (docs/ingest.md,
+"The session roll"): what the ingestor does 30 minutes after each close, by hand — to resume a roll
+that failed, or to repair. Default: the market's session. Steps already done are skipped.`;
+
+async function main(): Promise<number> {
+  let session: string | undefined;
+  try {
+    session = parseArgs({ options: { session: { type: "string" } } }).values.session;
+  } catch (error) {
+    console.error(`${(error as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (session !== undefined && !(isCalendarDate(session) && isSession(session))) {
+    console.error(`--session must name a trading session (YYYY-MM-DD).\n\n${USAGE}`);
+    return 2;
+  }
+  const url = databaseUrl();
+  if (!url) mkdirSync(dirname(DEV_DATA_DIR), { recursive: true });
+  const backend = await openBackend({ databaseUrl: url, dataDir: DEV_DATA_DIR });
+  try {
+    await backend.migrate(MIGRATIONS_DIR);
+    const { rows } = await backend.typedQuery("select session_date::text as d from market_state where id = 1");
+    const rolled = session ?? (rows[0]?.d as string | undefined);
+    if (!rolled) {
+      console.error("no market: seed or load one first");
+      return 1;
+    }
+    console.log(JSON.stringify({ event: "session_roll_started", session: rolled }));
+    const steps = await rollSession(backend, rolled);
+    console.log(JSON.stringify({ event: "session_rolled", session: rolled, steps }));
+  } finally {
+    await backend.close();
+  }
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    console.error(err instanceof Error ? err.message : err);
+    process.exit(1);
+  },
+);
