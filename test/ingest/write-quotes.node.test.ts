@@ -45,7 +45,7 @@ beforeEach(async () => {
 afterAll(async () => db.close());
 
 /** The chain's samples at `at`: every contract quoted a cent either side of its Black-Scholes-Merton value at `sigma`. */
-function chainAt(stream: OpraStream, at: string, sigma = SIGMA): QuoteEvent[] {
+function chainAt(stream: OpraStream, at: string, sigma = SIGMA, spot = S): QuoteEvent[] {
   const events: QuoteEvent[] = [];
   for (const expiration of EXPIRATIONS) {
     for (const strike of STRIKES) {
@@ -53,7 +53,7 @@ function chainAt(stream: OpraStream, at: string, sigma = SIGMA): QuoteEvent[] {
         const c = contract(expiration, strike, side);
         stream.define(c, "AAPL", "2026-03-02T11:00:00Z");
         const T = yearsToExpiry(expiration, "pm", new Date(at));
-        const theo = bsm({ S, K: strike, T, r: R, q: Q, sigma, side }).price;
+        const theo = bsm({ S: spot, K: strike, T, r: R, q: Q, sigma, side }).price;
         events.push(stream.quote(c, at, Math.max(theo - 0.01, 0), theo + 0.01));
       }
     }
@@ -97,6 +97,30 @@ describe("writing minute quote samples", () => {
     expect(Number(state[0]!.version)).toBe(8);
     expect(new Date(state[0]!.as_of as Date).toISOString()).toBe("2026-03-02T20:00:00.000Z");
     expect(await readPositions(db.typedQuery, FEED)).toEqual(new Map([["cbbo-1m", BigInt(Date.parse(MINUTE_1)) * 1_000_000n]]));
+  });
+
+  it("keeps the session's open, high and low of the spots it implies, and starts the next session's afresh", async () => {
+    const stream = new OpraStream();
+    const market = await loadQuoteMarket(db.typedQuery);
+    const range = async () =>
+      (await db.typedQuery(`select session_date::text as session, open, high, low, price from equity_quotes where symbol = 'AAPL'`))
+        .rows[0]!;
+    await writeQuotes(db, FEED, chainAt(stream, MINUTE_1, SIGMA, 100), market);
+    await writeQuotes(db, FEED, [...chainAt(stream, MINUTE_2, SIGMA, 103), ...chainAt(stream, "2026-03-02T20:02:00Z", SIGMA, 98)], market);
+    await writeQuotes(db, FEED, chainAt(stream, "2026-03-02T20:03:00Z", SIGMA, 101), market);
+    const day = await range();
+    expect(day.session).toBe("2026-03-02");
+    for (const [field, value] of [
+      ["open", 100],
+      ["high", 103],
+      ["low", 98],
+      ["price", 101],
+    ] as const)
+      expect(Number(day[field]), field).toBeCloseTo(value, 2);
+    await writeQuotes(db, FEED, chainAt(stream, "2026-03-03T15:00:00Z", SIGMA, 99), market);
+    const next = await range();
+    expect(next.session).toBe("2026-03-03");
+    for (const field of ["open", "high", "low", "price"]) expect(Number(next[field]), field).toBeCloseTo(99, 2);
   });
 
   it("updates only the contracts a minute's samples name, the spot still implied from the whole chain", async () => {
