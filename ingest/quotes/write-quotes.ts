@@ -10,6 +10,7 @@ import type { CopyColumn, CopyRows, CopyValue, IngestDatabase, TypedQuery } from
 import { isPending, readPositions, writeAtPositions } from "../pipeline/positions";
 import { bumpScopes, contractScopes } from "../pipeline/versions";
 import { MARKET_IV } from "../../src/market/snapshot";
+import { markSql } from "./mark";
 import { OptionBook } from "./option-book";
 
 /** What pricing a minute's quotes needs beyond the quotes: kept by the quote writer between minutes. */
@@ -163,10 +164,6 @@ function newQuoteRow({ event, values }: PricedSample): InsertRow<typeof optionQu
 /** Columns a sample never changes (the contract's terms), and the volume, which the trades keep. */
 const KEPT_COLUMNS = new Set(["option_symbol", "underlying", "root", "expiration", "strike", "side", "settlement", "multiplier", "volume"]);
 
-/** A contract's mark as the screener takes it (the mid of a two-sided quote, else the last trade), in SQL. */
-const markOf = (q: string) =>
-  `case when ${q}.bid >= 0 and ${q}.ask > 0 and ${q}.ask >= ${q}.bid then (${q}.bid + ${q}.ask) / 2 else ${q}.last end`;
-
 /**
  * A sample's assignments to a stored quote (`stored`) from its row (`sample`): the session's last
  * price and volume stay unless the stored ones are of an earlier session (the volume then starts
@@ -180,7 +177,7 @@ const assignments = (columns: readonly string[], stored: string, sample: string,
       .filter((c) => !KEPT_COLUMNS.has(c))
       .map((c) => (c === "last" ? `last = coalesce(${sample}.last, ${stored}.last)` : `${c} = ${sample}.${c}`)),
     `volume = case when ${days.sameDay} then ${stored}.volume else 0 end`,
-    `previous_mark = case when ${days.newDay} then coalesce(${markOf(stored)}, ${stored}.previous_mark) else ${stored}.previous_mark end`,
+    `previous_mark = case when ${days.newDay} then coalesce(${markSql(stored)}, ${stored}.previous_mark) else ${stored}.previous_mark end`,
   ].join(", ");
 
 /** The days without the stage's day columns (the rare insert of a contract another lane has just added). */

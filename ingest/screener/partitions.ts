@@ -1,4 +1,5 @@
 import type { IngestDatabase, TypedQuery } from "../pipeline/database";
+import { marketSession } from "../pipeline/market-session";
 import { earlyCloseDays, insertScreenerRows } from "./screener-rows";
 
 const TABLE = "screener_contracts";
@@ -175,18 +176,13 @@ async function swapPartitions(db: IngestDatabase, old: ScreenerPartition[], buil
   return swapped;
 }
 
-async function sessionOf(query: TypedQuery): Promise<string | undefined> {
-  const { rows } = await query(`select session_date::text as d from market_state where id = 1`);
-  return rows[0]?.d as string | undefined;
-}
-
 /**
  * Rebuilds the whole screener, cut afresh into partitions of the market's size (after the seed, a
  * loaded file or a repair): each partition built beside the table, then all swapped in at once.
  * Returns the rows written. The 30-session baselines are the caller's (`writeBaselines`).
  */
 export async function rebuildAllPartitions(db: IngestDatabase, size = PARTITION_CONTRACTS): Promise<number> {
-  const session = await sessionOf(db.typedQuery);
+  const session = await marketSession(db.typedQuery);
   if (!session) return 0;
   await dropLeftovers(db.typedQuery);
   const version = await committedScopeVersion(db.typedQuery);
@@ -202,7 +198,7 @@ export async function rebuildAllPartitions(db: IngestDatabase, size = PARTITION_
  * so the rows hold at least every change up to it (a change after it only rebuilds once more).
  */
 export async function refreshPartition(db: IngestDatabase, partition: ScreenerPartition): Promise<BuiltPartition | null> {
-  const session = await sessionOf(db.typedQuery);
+  const session = await marketSession(db.typedQuery);
   if (!session) return null;
   const version = await committedScopeVersion(db.typedQuery);
   const built = await buildPartition(db, partition, session);

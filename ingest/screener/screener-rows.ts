@@ -2,6 +2,7 @@ import { getTableColumns } from "drizzle-orm";
 import { ATM_BAND_PCT, MIN_HISTORY_SAMPLES } from "../../src/analytics/screener-metrics";
 import { screenerContracts } from "../../src/db/schema";
 import { earlyCloses } from "../../src/domain/market-calendar";
+import { markSql } from "../quotes/mark";
 
 /** Days either side of an earnings date within which an expiration is "near earnings" (spec: 7). */
 const EARNINGS_NEAR_DAYS = 7;
@@ -69,8 +70,7 @@ base as materialized (
     coalesce(q.underlying_price, eqq.price) as spot,
     (q.expiration - m.d) as dte, m.d as session, m.r, coalesce(q.as_of, m.as_of) as quoted_at,
     greatest(x.ends - date_part('epoch', coalesce(q.as_of, m.as_of)), 60) / (365 * 86400.0) as years,
-    case when q.bid >= 0 and q.ask > 0 and q.ask >= q.bid then (q.bid + q.ask) / 2
-         when q.last > 0 then q.last end as prem
+    ${markSql("q")} as prem
   from option_quotes q
   join expiries x on x.expiration = q.expiration and x.settlement = q.settlement
   join underlyings u on u.symbol = q.underlying

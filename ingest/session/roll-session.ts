@@ -1,6 +1,7 @@
 import { addDays, previousSessions, sessionOnOrAfter } from "../../src/domain/calendar";
 import type { IngestDatabase, TypedQuery } from "../pipeline/database";
 import { bumpScopes, contractScopes } from "../pipeline/versions";
+import { markSql } from "../quotes/mark";
 import { BASELINE_SESSIONS, writeBaselines } from "../screener/baselines";
 
 /** Sessions of contract history kept: the baselines' 30. */
@@ -16,7 +17,7 @@ async function appendHistory(query: TypedQuery, session: string): Promise<void> 
      select q.option_symbol, $1::date,
        case when (q.last_trade_at at time zone 'America/New_York')::date = $1::date then coalesce(q.volume, 0) else 0 end,
        coalesce(q.open_interest, 0),
-       case when q.bid >= 0 and q.ask > 0 and q.ask >= q.bid then (q.bid + q.ask) / 2 else q.last end,
+       ${markSql("q")},
        q.iv
      from option_quotes q where q.expiration >= $1::date
      on conflict (option_symbol, date) do update set volume = excluded.volume, open_interest = excluded.open_interest,
@@ -55,8 +56,6 @@ const STEPS: readonly { name: string; run: (db: IngestDatabase, session: string,
   // the current ones the screener serves until it opens.
   { name: "baselines", run: (db, _session, next) => writeBaselines(db, next) },
 ];
-
-export type RollStep = (typeof STEPS)[number]["name"];
 
 async function doneSteps(query: TypedQuery, session: string): Promise<Set<string>> {
   const { rows } = await query(`select step from session_rolls where session_date = $1::date`, [session]);

@@ -1,3 +1,4 @@
+import { marketSession } from "../../ingest/pipeline/market-session";
 import { writeBaselines } from "../../ingest/screener/baselines";
 import { rebuildAllPartitions } from "../../ingest/screener/partitions";
 import type { SqlBackend } from "../sql-endpoint/sql-backend";
@@ -8,8 +9,7 @@ import type { SqlBackend } from "../sql-endpoint/sql-backend";
  * market's size and swapped in at once (`ingest/screener/partitions.ts`). Returns the rows written.
  */
 export async function rebuildScreener(backend: SqlBackend): Promise<number> {
-  const { rows } = await backend.typedQuery("select session_date::text as d from market_state where id = 1");
-  const session = rows[0]?.d as string | undefined;
+  const session = await marketSession(backend.typedQuery);
   if (!session) return 0;
   await writeBaselines(backend, session);
   return rebuildAllPartitions(backend);
