@@ -1,5 +1,3 @@
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
 import { parseArgs } from "node:util";
 import { followLive } from "../ingest/live/follow-live";
 import { LiveAuthError } from "../ingest/live/live-client";
@@ -9,8 +7,7 @@ import { followScreener, refreshMovedPartitions } from "../ingest/screener/follo
 import { followSessionRolls } from "../ingest/session/follow-sessions";
 import type { FeedReport } from "../ingest/replay/replay";
 import { replayFiles } from "../ingest/replay/replay";
-import { databaseUrl, DEV_DATA_DIR, MIGRATIONS_DIR } from "./lib/config";
-import { openBackend } from "./sql-endpoint/sql-backend";
+import { openMarketBackend } from "./lib/market-backend";
 
 const DEFAULT_GATEWAY = "opra-pillar.lsg.databento.com:13000";
 
@@ -67,16 +64,13 @@ async function main(): Promise<number> {
     console.error(run.usage);
     return run.code;
   }
-  const url = databaseUrl();
-  if (!url) mkdirSync(dirname(DEV_DATA_DIR), { recursive: true });
-  const backend = await openBackend({ databaseUrl: url, dataDir: DEV_DATA_DIR });
+  const backend = await openMarketBackend();
   const stop = new AbortController();
   process.once("SIGINT", () => stop.abort());
   process.once("SIGTERM", () => stop.abort());
   const log = (fields: Record<string, unknown>) => console.log(JSON.stringify({ at: new Date().toISOString(), ...fields }));
   const unwatch = watchLoopHealth(log);
   try {
-    await backend.migrate(MIGRATIONS_DIR);
     // The derived data follows what the lanes commit, beside them (connections of their own on PostgreSQL):
     // the screener's partitions, and each session's roll once it has ended.
     const derived = new AbortController();

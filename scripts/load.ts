@@ -1,13 +1,14 @@
 import { DEFAULT_RISK_FREE_RATE } from "../src/domain/market-clock";
-import { mkdirSync, readFileSync } from "node:fs";
-import { basename, dirname } from "node:path";
+import { readFileSync } from "node:fs";
+import { basename } from "node:path";
 import { parseQuoteTable } from "./loaders/cboe-quote-table";
 import { parseCboeTrades, tradeEvents } from "./loaders/cboe-trades";
 import { writeTrades } from "../ingest/pipeline/write-trades";
-import { databaseUrl, DEV_DATA_DIR, MIGRATIONS_DIR, parseArgs } from "./lib/config";
+import { parseArgs } from "./lib/config";
+import { openMarketBackend } from "./lib/market-backend";
 import { tellEdge } from "./lib/tell-edge";
 import { writeQuoteTable } from "./loaders/write-quote-table";
-import { openBackend, type SqlBackend } from "./sql-endpoint/sql-backend";
+import type { SqlBackend } from "./sql-endpoint/sql-backend";
 
 const USAGE = `usage: npm run load -- cboe-quote-table FILE [--as-of YYYY-MM-DD] [--rate 0.043] [--dividend-yield 0] [--json]
        npm run load -- cboe-trades FILE [--rate 0.043] [--dividend-yield 0] [--json]
@@ -98,11 +99,8 @@ async function main(): Promise<number> {
   if (!Number.isFinite(rate) || !Number.isFinite(dividendYield))
     throw new Error("--rate and --dividend-yield must be decimals (0.043 = 4.3%)");
 
-  const url = databaseUrl();
-  if (!url) mkdirSync(dirname(DEV_DATA_DIR), { recursive: true });
-  const backend = await openBackend({ databaseUrl: url, dataDir: DEV_DATA_DIR });
+  const backend = await openMarketBackend();
   try {
-    await backend.migrate(MIGRATIONS_DIR);
     await FORMATS[format as keyof typeof FORMATS](backend, file, args, rate, dividendYield);
   } finally {
     await backend.close();

@@ -1,16 +1,11 @@
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
-import { databaseUrl, DEV_DATA_DIR, MIGRATIONS_DIR } from "./lib/config";
-import { openBackend } from "./sql-endpoint/sql-backend";
+import { databaseUrl, DEV_DATA_DIR } from "./lib/config";
+import { openMarketBackend } from "./lib/market-backend";
 
 /** Applies pending migrations to the PostgreSQL server in DATABASE_URL, else to the dev PGlite. */
 async function main(): Promise<void> {
-  const url = databaseUrl();
-  if (!url) mkdirSync(dirname(DEV_DATA_DIR), { recursive: true });
-  const backend = await openBackend({ databaseUrl: url, dataDir: DEV_DATA_DIR });
+  const backend = await openMarketBackend();
   try {
-    await backend.migrate(MIGRATIONS_DIR);
-    console.log(`migrations applied (${backend.kind}${url ? "" : `, ${DEV_DATA_DIR}`})`);
+    console.log(`migrations applied (${backend.kind}${databaseUrl() ? "" : `, ${DEV_DATA_DIR}`})`);
   } finally {
     await backend.close();
   }

@@ -1,10 +1,8 @@
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
 import { parseArgs } from "node:util";
+import { marketSession } from "../ingest/pipeline/market-session";
 import { rollSession } from "../ingest/session/roll-session";
 import { isCalendarDate, isSession } from "../src/domain/calendar";
-import { databaseUrl, DEV_DATA_DIR, MIGRATIONS_DIR } from "./lib/config";
-import { openBackend } from "./sql-endpoint/sql-backend";
+import { openMarketBackend } from "./lib/market-backend";
 
 const USAGE = `usage: npm run roll [-- --session YYYY-MM-DD]
 
@@ -24,13 +22,9 @@ async function main(): Promise<number> {
     console.error(`--session must name a trading session (YYYY-MM-DD).\n\n${USAGE}`);
     return 2;
   }
-  const url = databaseUrl();
-  if (!url) mkdirSync(dirname(DEV_DATA_DIR), { recursive: true });
-  const backend = await openBackend({ databaseUrl: url, dataDir: DEV_DATA_DIR });
+  const backend = await openMarketBackend();
   try {
-    await backend.migrate(MIGRATIONS_DIR);
-    const { rows } = await backend.typedQuery("select session_date::text as d from market_state where id = 1");
-    const rolled = session ?? (rows[0]?.d as string | undefined);
+    const rolled = session ?? (await marketSession(backend.typedQuery));
     if (!rolled) {
       console.error("no market: seed or load one first");
       return 1;
