@@ -3,6 +3,8 @@ import { followLive } from "../ingest/live/follow-live";
 import { LiveAuthError } from "../ingest/live/live-client";
 import { API_KEY_LENGTH, OPRA_FEED } from "../ingest/live/protocol";
 import { watchLoopHealth } from "../ingest/pipeline/loop-health";
+import { fundamentalsFromEnv } from "../ingest/fundamentals/provider-from-env";
+import { followFundamentals } from "../ingest/fundamentals/refresh-fundamentals";
 import { followScreener, refreshMovedPartitions } from "../ingest/screener/follow-screener";
 import { followSessionRolls } from "../ingest/session/follow-sessions";
 import type { FeedReport } from "../ingest/replay/replay";
@@ -22,6 +24,8 @@ Both resume after the positions stored with the data.
                   key from DATABENTO_API_KEY), reconnecting with a replay after a drop.
 --replay FILE…    replays files (DBN, .dbn.zst or JSON lines), one per schema, merged by receive time;
 --speed N         paces them at N times their own time (default: as fast as the database takes them).
+With FINNHUB_TOKEN set (FINNHUB_URL, FINNHUB_CALLS_PER_MINUTE optional), the earnings and dividend
+calendars and the companies' fundamentals are refreshed from Finnhub each day from 06:00 ET.
 Logs are JSON lines on stdout; Ctrl-C (or SIGTERM) stops reading and writes what was read.`;
 
 type Plan = { kind: "replay"; files: string[]; speed: number } | { kind: "live"; host: string; port: number; apiKey: string };
@@ -64,6 +68,11 @@ async function main(): Promise<number> {
     console.error(run.usage);
     return run.code;
   }
+  const vendor = fundamentalsFromEnv(process.env);
+  if (vendor && "error" in vendor) {
+    console.error(vendor.error);
+    return 2;
+  }
   const backend = await openMarketBackend();
   const stop = new AbortController();
   process.once("SIGINT", () => stop.abort());
@@ -72,11 +81,12 @@ async function main(): Promise<number> {
   const unwatch = watchLoopHealth(log);
   try {
     // The derived data follows what the lanes commit, beside them (connections of their own on PostgreSQL):
-    // the screener's partitions, and each session's roll once it has ended.
+    // the screener's partitions, each session's roll once it has ended, and the day's calendars and fundamentals.
     const derived = new AbortController();
     const following = Promise.all([
       followScreener(backend, { log, signal: derived.signal }),
       followSessionRolls(backend, { log, signal: derived.signal }),
+      vendor && followFundamentals(backend, vendor.provider, { log, signal: derived.signal, callsPerMinute: vendor.callsPerMinute }),
     ]);
     let report: FeedReport;
     try {

@@ -6,6 +6,7 @@ import {
   doublePrecision,
   index,
   integer,
+  jsonb,
   pgTable,
   primaryKey,
   smallint,
@@ -460,3 +461,15 @@ export const sessionRolls = pgTable(
   },
   (t) => [primaryKey({ columns: [t.sessionDate, t.step] })],
 );
+
+/**
+ * Each day's refresh of calendars and company fundamentals from the vendor
+ * (`ingest/fundamentals/refresh-fundamentals.ts`), written with its changes: the day is then done.
+ */
+export const fundamentalsRefreshes = pgTable("fundamentals_refreshes", {
+  day: day("day").primaryKey(),
+  vendor: text("vendor").notNull(),
+  doneAt: tsz("done_at").notNull().defaultNow(),
+  /** What the refresh found and changed (counts, what it kept and why). */
+  report: jsonb("report").notNull(),
+});
