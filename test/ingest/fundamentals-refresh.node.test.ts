@@ -1,8 +1,10 @@
+import { spawn } from "node:child_process";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { VendorUnavailable } from "../../ingest/fundamentals/fetch-fundamentals";
 import { dueRefresh, followFundamentals, refreshFundamentals } from "../../ingest/fundamentals/refresh-fundamentals";
 import { seedMarket } from "../../scripts/generator/seed-market";
 import type { SqlBackend } from "../../scripts/sql-endpoint/sql-backend";
+import { todayInNewYork } from "../../src/domain/calendar";
 import { FinnhubFundamentals } from "../../src/vendors/finnhub-fundamentals";
 import { startFundamentalsServer, type FundamentalsServer } from "../support/fundamentals-server";
 import { ingestDatabase } from "../support/ingest-database";
@@ -290,4 +292,58 @@ describe("calendars and fundamentals refreshed from Finnhub (a local server repl
     expect(await dueRefresh(db, new Date("2026-11-02T20:00:00Z"))).toBeNull();
     expect(await dueRefresh(db, new Date("2026-11-03T11:00:00Z"))).toBe("2026-11-03");
   }, 60_000);
+
+  it.each([
+    ["no token", {}, /^FINNHUB_TOKEN is not set\./],
+    [
+      "a pace that is no number",
+      { FINNHUB_TOKEN: VENDOR_TOKEN, FINNHUB_CALLS_PER_MINUTE: "fast" },
+      /^FINNHUB_CALLS_PER_MINUTE must be a positive number\./,
+    ],
+    ["a vendor URL that is none", { FINNHUB_TOKEN: VENDOR_TOKEN, FINNHUB_URL: "finnhub" }, /^FINNHUB_URL must be a URL\./],
+  ])("`npm run fundamentals` with %s stops with a usage error before it opens a database", async (_, env, message) => {
+    const run = await fundamentalsProcess({ DATABASE_URL: "postgres://nobody@127.0.0.1:1/none", ...env });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(message);
+  });
+
+  it.skipIf(!process.env.DATABASE_URL)(
+    "`npm run fundamentals` refreshes DATABASE_URL now, and exits 1 without a trace of the key when it is refused",
+    async () => {
+      const url = new URL(process.env.DATABASE_URL!);
+      url.pathname = `/${(await one("select current_database() as name")).name as string}`;
+      const env = { DATABASE_URL: url.toString(), FINNHUB_TOKEN: VENDOR_TOKEN, FINNHUB_URL: vendor.url, FINNHUB_CALLS_PER_MINUTE: "60000" };
+      const run = await fundamentalsProcess(env);
+      expect(run).toMatchObject({ code: 0, stderr: "" });
+      expect(JSON.parse(run.stdout)).toMatchObject({
+        event: "fundamentals_refreshed",
+        vendor: "finnhub",
+        day: todayInNewYork(),
+        failed: { count: 0 },
+      });
+      expect(await one(`select name, pe_ratio from underlyings where symbol = 'AAPL'`)).toEqual({ name: "Apple Inc", pe_ratio: 36.52 });
+
+      vendor.set("denied");
+      const refused = await fundamentalsProcess(env);
+      expect(refused.code).toBe(1);
+      expect(JSON.parse(refused.stderr)).toEqual({ event: "fundamentals_refresh_failed", error: "finnhub refused the key (HTTP 401)" });
+      expect(refused.stdout + refused.stderr).not.toContain(VENDOR_TOKEN);
+    },
+    60_000,
+  );
 });
+
+/** `npm run fundamentals` with `env` over the test's own: its exit code and output. */
+async function fundamentalsProcess(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const { FINNHUB_TOKEN: _t, FINNHUB_URL: _u, FINNHUB_CALLS_PER_MINUTE: _c, ...inherited } = process.env;
+  const child = spawn(process.execPath, ["--import", "tsx", "scripts/fundamentals.ts"], {
+    env: { ...inherited, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once("exit", (c) => resolve(c)));
+  return { code, stdout: stdout.trim(), stderr: stderr.trim() };
+}
