@@ -1,11 +1,6 @@
 import { addDays } from "../../src/domain/calendar";
-import type {
-  FundamentalsProvider,
-  VendorCompany,
-  VendorDividend,
-  VendorEarnings,
-  VendorOutcome,
-} from "../../src/vendors/fundamentals-provider";
+import type { FundamentalsProvider, VendorCompany, VendorDividend, VendorEarnings } from "../../src/vendors/fundamentals-provider";
+import type { VendorOutcome } from "../../src/vendors/vendor-outcome";
 
 /** How far ahead the earnings calendar is refreshed (the calendars' longest window), asked a week at a time. */
 export const EARNINGS_DAYS_AHEAD = 90;

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { finnhubGet, type FinnhubOptions, type RetryPolicy } from "./finnhub-http";
 import { SECTOR_OF_FINNHUB_INDUSTRY } from "./finnhub-sectors";
-import type { FundamentalsProvider, VendorCompany, VendorDividend, VendorEarnings, VendorOutcome } from "./fundamentals-provider";
+import type { FundamentalsProvider, VendorCompany, VendorDividend, VendorEarnings } from "./fundamentals-provider";
+import type { VendorOutcome } from "./vendor-outcome";
 
 const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
 const num = z.number().nullable().optional();

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { VendorOutcome } from "./vendor-outcome";
 
 /** Where Finnhub is and how long a call may take; the token travels in a header, never in the URL. */
 export interface FinnhubOptions {
@@ -14,15 +15,7 @@ export interface RetryPolicy {
   maxWaitMs: number;
 }
 
-/** Why a call failed, described without URLs, tokens or response bodies; `denied` when the key itself was refused. */
-export interface FinnhubFailure {
-  reason: string;
-  denied: boolean;
-}
-
-export type FinnhubOutcome<T> = { ok: true; value: T } | ({ ok: false } & FinnhubFailure);
-
-type Attempt<T> = FinnhubOutcome<T> & { retryable?: boolean };
+type Attempt<T> = VendorOutcome<T> & { retryable?: boolean };
 
 /**
  * GETs `path` (with `params`) from Finnhub and parses the body with `schema`, trying again after a
@@ -35,7 +28,7 @@ export async function finnhubGet<T>(
   params: Record<string, string>,
   schema: z.ZodType<T>,
   retry: RetryPolicy,
-): Promise<FinnhubOutcome<T>> {
+): Promise<VendorOutcome<T>> {
   const url = `${options.baseUrl}/api/v1${path}?${new URLSearchParams(params)}`;
   let outcome: Attempt<T> = { ok: false, reason: "no attempt made", denied: false };
   for (let attempt = 1; attempt <= retry.attempts; attempt++) {

@@ -1,4 +1,4 @@
-import type { FinnhubOutcome } from "./finnhub-http";
+import type { VendorOutcome } from "./vendor-outcome";
 
 /** An earnings date as a vendor announces it. */
 export interface VendorEarnings {
@@ -33,8 +33,6 @@ export interface VendorCompany {
   /** The vendor's industry when it maps to none of our sectors (logged, so the table can grow). */
   unmappedIndustry: string | null;
 }
-
-export type VendorOutcome<T> = FinnhubOutcome<T>;
 
 /** A source of calendars and company fundamentals. Calls resolve to an outcome, never throw: the refresh counts failures. */
 export interface FundamentalsProvider {
