@@ -137,7 +137,7 @@ async function applyCompanies(query: TypedQuery, today: string, fetched: Fetched
     if (same(before, after)) continue;
     changed.push(symbol);
     renamed ||= before.name !== after.name;
-    rows.push({ ...after, symbol } as Company);
+    rows.push(after);
   }
   if (rows.length > 0)
     await query(
@@ -145,7 +145,7 @@ async function applyCompanies(query: TypedQuery, today: string, fetched: Fetched
        from unnest($1::text[], ${COMPANY_COLUMNS.map((_, i) => `$${i + 2}::${COMPANY_TYPES[i]}[]`).join(", ")})
          as v(symbol, ${COMPANY_COLUMNS.join(", ")})
        where u.symbol = v.symbol`,
-      [rows.map((r) => (r as Record<string, unknown>).symbol), ...COMPANY_COLUMNS.map((c) => rows.map((r) => r[c]))],
+      [changed, ...COMPANY_COLUMNS.map((c) => rows.map((r) => r[c]))],
     );
   return { changed, renamed, frequencies, yields };
 }

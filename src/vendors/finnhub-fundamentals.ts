@@ -92,7 +92,8 @@ export class FinnhubFundamentals implements FundamentalsProvider {
     // A dividend without a pay date is not yet one the calendar can show; one in another currency is not a USD amount.
     const value = got.value
       .filter((d) => d.amount > 0 && d.payDate && day.safeParse(d.payDate).success && (!d.currency || d.currency === "USD"))
-      .map((d) => ({ exDate: d.date, payDate: d.payDate!, amount: d.amount }));
+      .map((d) => ({ exDate: d.date, payDate: d.payDate!, amount: d.amount }))
+      .sort((a, b) => (a.exDate < b.exDate ? -1 : a.exDate > b.exDate ? 1 : 0));
     return { ok: true, value };
   }
 

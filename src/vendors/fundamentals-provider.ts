@@ -39,7 +39,7 @@ export interface FundamentalsProvider {
   readonly name: string;
   /** Every earnings date the vendor lists in [from, to] (ET dates), all symbols. */
   earnings(from: string, to: string): Promise<VendorOutcome<VendorEarnings[]>>;
-  /** The symbol's dividends with ex-dates in [from, to]. */
+  /** The symbol's dividends with ex-dates in [from, to], oldest first. */
   dividends(symbol: string, from: string, to: string): Promise<VendorOutcome<VendorDividend[]>>;
   /** The company's profile and metrics; null when the vendor does not know the symbol. */
   company(symbol: string): Promise<VendorOutcome<VendorCompany | null>>;
