@@ -201,3 +201,31 @@ export async function watchScreenerMinutes(
     await sleep(everyMs);
   }
 }
+
+/**
+ * When an answer changes: polls `path` every `everyMs` and notes the wall time of each change of
+ * `pick(body)` (the IV context's figures, a ranking's order and IVs). Neither answer carries its
+ * minute, but each minute's quotes change them, so the first change after a minute's end is that
+ * minute showing.
+ */
+export async function watchChanges(
+  url: string,
+  key: string,
+  path: string,
+  pick: (body: unknown) => unknown,
+  phase: () => Phase | null,
+  changes: number[],
+  everyMs = 250,
+): Promise<void> {
+  let last: string | undefined;
+  while (phase() !== null) {
+    const res = await fetch(`${url}${path}`, { headers: { Authorization: `Bearer ${key}` } });
+    const body: unknown = res.ok ? await res.json().catch(() => null) : null;
+    if (body !== null) {
+      const now = JSON.stringify(pick(body));
+      if (last !== undefined && now !== last) changes.push(Date.now());
+      last = now;
+    }
+    await sleep(everyMs);
+  }
+}

@@ -8,7 +8,7 @@ import { databaseUrl } from "../lib/config";
 import { ingestorArgs } from "../lib/ingestor-process";
 import { openBackend, type SqlBackend } from "../sql-endpoint/sql-backend";
 import { elapsedAt, planToWire, type FeedPlan } from "./feed-clock";
-import { sampleLatency, VisibilityProbe, watchQuoteMinutes, watchScreenerMinutes, type Phase } from "./ingest-probes";
+import { sampleLatency, VisibilityProbe, watchChanges, watchQuoteMinutes, watchScreenerMinutes, type Phase } from "./ingest-probes";
 import { percentile } from "./measure";
 import { explainWritePath } from "./ingest-explain";
 import { BenchStacks } from "./stack";
@@ -169,6 +169,8 @@ export async function benchIngest(options: IngestBenchOptions): Promise<void> {
     const stack = await stacks.start(0);
     const keys = await stacks.accountKeys();
     const market = await marketTargets(backend);
+    const ivUnderlying = (await backend.typedQuery(`select underlying from option_quotes where option_symbol = $1`, [market.batch[0]!]))
+      .rows[0]!.underlying as string;
     // The warm endpoints, and the three screens (per request: their target is a p50, not a ratio).
     const warm = [USAGE, ...market.targets.filter((t) => t.kind === "warm" || t.path === "/v1/contracts/screen")];
     const screened = await screenerProbes(backend);
@@ -210,6 +212,21 @@ export async function benchIngest(options: IngestBenchOptions): Promise<void> {
     const watching = watchQuoteMinutes(stack.url, keys[78]!, market.batch[0]!, current, quoteSeen);
     const screenerSeen = new Map<string, Map<number, number>>();
     const watchingScreener = watchScreenerMinutes(stack.url, keys[79]!, screened, current, screenerSeen);
+    // The IV context of the quote watcher's underlying, and the IV ranking (the market's), as they change.
+    const ivChanges: number[] = [];
+    const rankingChanges: number[] = [];
+    const watchingIv = watchChanges(
+      stack.url,
+      keys[80]!,
+      `/v1/iv/${encodeURIComponent(ivUnderlying)}`,
+      (b) => {
+        const { currentIV, ivr, ivp } = b as Record<string, unknown>;
+        return [currentIV, ivr, ivp];
+      },
+      current,
+      ivChanges,
+    );
+    const watchingRanking = watchChanges(stack.url, keys[81]!, "/v1/stocks/top-iv", (b) => b, current, rankingChanges);
     await new Promise((resolve) => setTimeout(resolve, options.idleSeconds * 1000));
 
     phase = "setup";
@@ -259,7 +276,7 @@ export async function benchIngest(options: IngestBenchOptions): Promise<void> {
     const lastInScreener = () => screened.every((symbol) => screenerSeen.get(symbol)?.has(Number(end / NS_PER_MS)));
     await until(lastInScreener, 180_000, "the last minute in the screener").catch((e: Error) => console.log(e.message));
     phase = null;
-    await Promise.all([sampling, probing, watching, watchingScreener]);
+    await Promise.all([sampling, probing, watching, watchingScreener, watchingIv, watchingRanking]);
     ingestor.kill("SIGTERM");
     await new Promise((resolve) => ingestor.once("exit", resolve));
 
@@ -276,6 +293,8 @@ export async function benchIngest(options: IngestBenchOptions): Promise<void> {
       probe,
       quoteSeen,
       screenerSeen,
+      ivChanges,
+      rankingChanges,
     });
     await explainWritePath(backend);
   } finally {
@@ -300,6 +319,9 @@ interface Report {
   quoteSeen: Map<number, number>;
   /** When each probed underlying's screener rows first showed each minute (wall ms), by underlying. */
   screenerSeen: Map<string, Map<number, number>>;
+  /** When the IV context of the quote watcher's underlying and the IV ranking changed (wall ms). */
+  ivChanges: number[];
+  rankingChanges: number[];
 }
 
 function report(r: Report): void {
@@ -385,6 +407,21 @@ function report(r: Report): void {
       `(${inScreener.length} of ${(minutes.length - 1) * r.screenerSeen.size} underlying-minutes seen)`,
   );
   console.log(`real-time minutes committed after the minute's end: p50 ${fmt(p(after, 50))} s, max ${fmt(Math.max(...after))} s`);
+  // The first change after each real-time minute's end (before the next minute's end) is that minute showing.
+  for (const [name, changes] of [
+    ["the IV context", r.ivChanges],
+    ["the IV ranking", r.rankingChanges],
+  ] as const) {
+    const dues = minutes.slice(1).map((m) => r.scheduledAt(BigInt(m) * NS_PER_MS)!);
+    const shown = dues.flatMap((due, i) => {
+      const first = changes.find((at) => at >= due && at < (dues[i + 1] ?? Infinity));
+      return first === undefined ? [] : [first - due];
+    });
+    console.log(
+      `real-time minutes in ${name} after the minute's end: p50 ${fmt(p(shown, 50))} s, p99 ${fmt(p(shown, 99))} s ` +
+        `(${shown.length} of ${dues.length} minutes seen changing it; target ≤ 30 s p99)`,
+    );
+  }
 
   // The API under load: each warm endpoint's p50 per phase against idle.
   const phases: Phase[] = ["idle", "trades", "quotes"];

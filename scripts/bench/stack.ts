@@ -8,7 +8,7 @@ import type { SqlBackend } from "../sql-endpoint/sql-backend";
 import type { Stack } from "./measure";
 
 /** Accounts the requests rotate over, so the per-account limit is not what is measured. */
-const BENCH_ACCOUNTS = 80;
+const BENCH_ACCOUNTS = 82;
 
 /** A stack a benchmark started: its Worker and SQL endpoint, to stop at the end. */
 export interface Started extends Stack {
