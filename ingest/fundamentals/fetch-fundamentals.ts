@@ -88,16 +88,17 @@ export async function fetchFundamentals(
     });
   }
   let nextTask = 0;
-  let stopped = false;
+  let stop: { error: unknown } | undefined;
   const worker = async () => {
     try {
-      while (!stopped && nextTask < tasks.length) await tasks[nextTask++]!();
+      while (!stop && nextTask < tasks.length) await tasks[nextTask++]!();
     } catch (error) {
-      stopped = true;
-      throw error;
+      stop ??= { error };
     }
   };
+  // The calls under way finish before the refresh reports the first stop: none outlives it.
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  if (stop) throw stop.error;
   return fetched;
 }
 

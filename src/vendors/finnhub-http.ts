@@ -20,7 +20,7 @@ type Attempt<T> = VendorOutcome<T> & { retryable?: boolean };
 /**
  * GETs `path` (with `params`) from Finnhub and parses the body with `schema`, trying again after a
  * timeout, a network error, a 5xx or a 429 (after the vendor's `Retry-After` when it sends one).
- * A refused key (401, 403), a body of another shape or a malformed one fail at once.
+ * A refused key (401) or endpoint (403), a body of another shape or a malformed one fail at once.
  */
 export async function finnhubGet<T>(
   options: FinnhubOptions,
@@ -64,7 +64,8 @@ async function attemptGet<T>(
       const seconds = Number(res.headers.get("retry-after"));
       if (seconds > 0) retryAfter(seconds * 1000);
     }
-    return failed(`HTTP ${res.status}`, res.status >= 500 || res.status === 429, res.status === 401 || res.status === 403);
+    // 401 refuses the key; 403 only this endpoint (a plan without it): the other calls may still be answered.
+    return failed(`HTTP ${res.status}`, res.status >= 500 || res.status === 429, res.status === 401);
   }
   let body: unknown;
   try {

@@ -246,6 +246,17 @@ describe("calendars and fundamentals refreshed from Finnhub (a local server repl
     expect(await digest()).toEqual(stored);
   });
 
+  it("refreshes what the key's plan covers when one endpoint is refused (403), keeping the rest", async () => {
+    vendor.set("no-dividends-plan");
+    const dividends = await all(`select * from dividends order by symbol, ex_date`);
+    const report = await refreshFundamentals(db, provider, RUN);
+    const asked = Number((await one(`select count(*)::int as n from underlyings where asset_type <> 'index'`)).n);
+    expect(report.failed.count).toBe(asked);
+    expect(await all(`select * from dividends order by symbol, ex_date`)).toEqual(dividends);
+    expect(await one(`select name, pe_ratio from underlyings where symbol = 'AAPL'`)).toEqual({ name: "Apple Inc", pe_ratio: 36.52 });
+    expect(report.earnings).toEqual({ rows: 10, changed: expect.any(Number) });
+  }, 60_000);
+
   it.each(["slow", "badjson", "weird"] as const)(
     "keeps a symbol's values when the vendor answers it %s, and refreshes the others",
     async (mode) => {

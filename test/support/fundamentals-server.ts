@@ -13,11 +13,11 @@ const fixture = (name: string): string | null => {
 
 /**
  * How the stand-in misbehaves: `ok` replays the fixtures; `down` answers 500 to everything,
- * `denied` 401; `empty-calendar` lists no earnings; `slow`, `badjson`, `weird` and `throttled` hit
+ * `denied` 401; `no-dividends-plan` 403 to the dividend endpoint (a key whose plan lacks it); `empty-calendar` lists no earnings; `slow`, `badjson`, `weird` and `throttled` hit
  * only the symbols in `symbols` (no answer in time, a truncated body, JSON of another shape, 429
  * with `Retry-After: 1` to the first call of each endpoint).
  */
-export type VendorMode = "ok" | "down" | "denied" | "empty-calendar" | "slow" | "badjson" | "weird" | "throttled";
+export type VendorMode = "ok" | "down" | "denied" | "no-dividends-plan" | "empty-calendar" | "slow" | "badjson" | "weird" | "throttled";
 
 export interface FundamentalsServer {
   url: string;
@@ -45,6 +45,8 @@ export function startFundamentalsServer(): Promise<FundamentalsServer> {
     if (req.headers["x-finnhub-token"] !== VENDOR_TOKEN || mode === "denied")
       return void res.writeHead(401, { "Content-Type": "application/json" }).end('{"error":"Invalid API key."}');
     if (mode === "down") return void res.writeHead(500).end("Internal Server Error");
+    if (mode === "no-dividends-plan" && url.pathname === "/api/v1/stock/dividend")
+      return void res.writeHead(403, { "Content-Type": "application/json" }).end('{"error":"You don\'t have access to this resource."}');
     if (mode === "throttled" && targets.has(symbol) && !throttled.has(`${url.pathname}${symbol}`)) {
       throttled.add(`${url.pathname}${symbol}`);
       return void res.writeHead(429, { "Retry-After": "1" }).end('{"error":"API limit reached."}');
