@@ -6,26 +6,41 @@ import { dropLeftovers, movedPartitions, refreshPartition } from "./partitions";
 /** How often the follower looks for moved partitions: a minute's quotes reach the screener within it plus their rebuilds. */
 const FOLLOW_INTERVAL_MS = 2_000;
 
+/** Partitions built at once: on PostgreSQL each on a connection of its own (PGlite's one connection takes them in turn). */
+const CONCURRENT_BUILDS = 2;
+
 /**
- * Rebuilds every partition the market has moved since it was built, one at a time in symbol
- * order. Returns how many were swapped in (one another writer swapped meanwhile is left for the
- * next pass).
+ * Rebuilds every partition the market has moved since it was built, two at a time in symbol
+ * order; their swaps, which lock the whole table, one at a time. Returns how many were swapped in
+ * (one another writer swapped meanwhile is left for the next pass).
  */
 export async function refreshMovedPartitions(db: IngestDatabase, log: IngestLog): Promise<number> {
+  const moved = await movedPartitions(db.typedQuery);
   let swapped = 0;
-  for (const partition of await movedPartitions(db.typedQuery)) {
-    const started = performance.now();
-    const built = await refreshPartition(db, partition);
-    if (built) swapped++;
-    log({
-      event: built ? "screener_refreshed" : "screener_swap_deferred",
-      partition: built?.name ?? partition.name,
-      lower: partition.lower,
-      upper: partition.upper,
-      rows: built?.rows,
-      ms: Math.round(performance.now() - started),
-    });
-  }
+  let next = 0;
+  let lastSwap: Promise<unknown> = Promise.resolve();
+  const swapInTurn = <T>(swap: () => Promise<T>): Promise<T> => {
+    const turn = lastSwap.then(swap, swap);
+    lastSwap = turn.catch(() => undefined);
+    return turn;
+  };
+  const worker = async () => {
+    while (next < moved.length) {
+      const partition = moved[next++]!;
+      const started = performance.now();
+      const built = await refreshPartition(db, partition, swapInTurn);
+      if (built) swapped++;
+      log({
+        event: built ? "screener_refreshed" : "screener_swap_deferred",
+        partition: built?.name ?? partition.name,
+        lower: partition.lower,
+        upper: partition.upper,
+        rows: built?.rows,
+        ms: Math.round(performance.now() - started),
+      });
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENT_BUILDS }, worker));
   return swapped;
 }
 

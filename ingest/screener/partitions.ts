@@ -197,12 +197,16 @@ export async function rebuildAllPartitions(db: IngestDatabase, size = PARTITION_
  * Rebuilds one partition from the stored market and swaps it in. The scope version is read first,
  * so the rows hold at least every change up to it (a change after it only rebuilds once more).
  */
-export async function refreshPartition(db: IngestDatabase, partition: ScreenerPartition): Promise<BuiltPartition | null> {
+export async function refreshPartition(
+  db: IngestDatabase,
+  partition: ScreenerPartition,
+  swapInTurn: <T>(swap: () => Promise<T>) => Promise<T> = (swap) => swap(),
+): Promise<BuiltPartition | null> {
   const session = await marketSession(db.typedQuery);
   if (!session) return null;
   const version = await committedScopeVersion(db.typedQuery);
   const built = await buildPartition(db, partition, session);
-  return (await swapPartitions(db, [partition], [built], version)) ? built : null;
+  return (await swapInTurn(() => swapPartitions(db, [partition], [built], version))) ? built : null;
 }
 
 /**
