@@ -1,6 +1,7 @@
 import { addDays } from "../../src/domain/calendar";
 import type { FundamentalsProvider, VendorCompany, VendorDividend, VendorEarnings } from "../../src/vendors/fundamentals-provider";
 import type { VendorOutcome } from "../../src/vendors/vendor-outcome";
+import { forEachConcurrently } from "../pipeline/for-each-concurrently";
 
 /** How far ahead the earnings calendar is refreshed (the calendars' longest window), asked a week at a time. */
 export const EARNINGS_DAYS_AHEAD = 90;
@@ -87,18 +88,7 @@ export async function fetchFundamentals(
       else fetched.dividends.set(symbol, got.value);
     });
   }
-  let nextTask = 0;
-  let stop: { error: unknown } | undefined;
-  const worker = async () => {
-    try {
-      while (!stop && nextTask < tasks.length) await tasks[nextTask++]!();
-    } catch (error) {
-      stop ??= { error };
-    }
-  };
-  // The calls under way finish before the refresh reports the first stop: none outlives it.
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-  if (stop) throw stop.error;
+  await forEachConcurrently(tasks, CONCURRENCY, (task) => task());
   return fetched;
 }
 

@@ -1,5 +1,6 @@
 import type { IngestLog } from "../pipeline/ingestor";
 import type { IngestDatabase } from "../pipeline/database";
+import { forEachConcurrently } from "../pipeline/for-each-concurrently";
 import { repeatUntilAborted } from "../pipeline/periodic";
 import { dropLeftovers, movedPartitions, refreshPartition } from "./partitions";
 
@@ -17,30 +18,25 @@ const CONCURRENT_BUILDS = 2;
 export async function refreshMovedPartitions(db: IngestDatabase, log: IngestLog): Promise<number> {
   const moved = await movedPartitions(db.typedQuery);
   let swapped = 0;
-  let next = 0;
   let lastSwap: Promise<unknown> = Promise.resolve();
   const swapInTurn = <T>(swap: () => Promise<T>): Promise<T> => {
     const turn = lastSwap.then(swap, swap);
     lastSwap = turn.catch(() => undefined);
     return turn;
   };
-  const worker = async () => {
-    while (next < moved.length) {
-      const partition = moved[next++]!;
-      const started = performance.now();
-      const built = await refreshPartition(db, partition, swapInTurn);
-      if (built) swapped++;
-      log({
-        event: built ? "screener_refreshed" : "screener_swap_deferred",
-        partition: built?.name ?? partition.name,
-        lower: partition.lower,
-        upper: partition.upper,
-        rows: built?.rows,
-        ms: Math.round(performance.now() - started),
-      });
-    }
-  };
-  await Promise.all(Array.from({ length: CONCURRENT_BUILDS }, worker));
+  await forEachConcurrently(moved, CONCURRENT_BUILDS, async (partition) => {
+    const started = performance.now();
+    const built = await refreshPartition(db, partition, swapInTurn);
+    if (built) swapped++;
+    log({
+      event: built ? "screener_refreshed" : "screener_swap_deferred",
+      partition: built?.name ?? partition.name,
+      lower: partition.lower,
+      upper: partition.upper,
+      rows: built?.rows,
+      ms: Math.round(performance.now() - started),
+    });
+  });
   return swapped;
 }
 
