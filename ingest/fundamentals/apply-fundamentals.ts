@@ -75,7 +75,7 @@ export async function applyFundamentals(db: IngestDatabase, vendor: string, toda
     const asOf = (await query(`select coalesce(as_of, now()) as t from market_state where id = 1`)).rows[0]?.t as string | undefined;
     await bumpScopes(query, { scopes, asOf: new Date(asOf ?? Date.now()) });
 
-    const failedSymbols = [...new Set(fetched.failed.map((f) => f.symbol))];
+    const failedSymbols = [...fetched.failed];
     const report: RefreshReport = {
       vendor,
       day: today,

@@ -24,7 +24,7 @@ export interface Fetched {
   earnings: { ok: true; from: string; to: string; rows: VendorEarnings[] } | { ok: false; reason: string };
   companies: Map<string, VendorCompany>;
   dividends: Map<string, VendorDividend[]>;
-  failed: { symbol: string; what: "company" | "dividends"; reason: string }[];
+  failed: Set<string>;
 }
 
 /** The vendor refused the key or is down: nothing of this refresh is written. */
@@ -70,21 +70,21 @@ export async function fetchFundamentals(
     return outcome;
   };
 
-  const fetched: Fetched = { earnings: await fetchEarnings(provider, today, call), companies: new Map(), dividends: new Map(), failed: [] };
+  const fetched: Fetched = { earnings: await fetchEarnings(provider, today, call), companies: new Map(), dividends: new Map(), failed: new Set() };
   const tasks: (() => Promise<void>)[] = [];
   for (const { symbol, assetType } of listed) {
     if (assetType === "index") continue;
     if (assetType === "stock")
       tasks.push(async () => {
         const got = await call(2, () => provider.company(symbol));
-        if (!got.ok) fetched.failed.push({ symbol, what: "company", reason: got.reason });
+        if (!got.ok) fetched.failed.add(symbol);
         else if (got.value) fetched.companies.set(symbol, got.value);
       });
     tasks.push(async () => {
       const got = await call(1, () =>
         provider.dividends(symbol, addDays(today, -DIVIDENDS_DAYS_BACK), addDays(today, DIVIDENDS_DAYS_AHEAD)),
       );
-      if (!got.ok) fetched.failed.push({ symbol, what: "dividends", reason: got.reason });
+      if (!got.ok) fetched.failed.add(symbol);
       else fetched.dividends.set(symbol, got.value);
     });
   }
