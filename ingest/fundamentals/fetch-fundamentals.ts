@@ -70,7 +70,12 @@ export async function fetchFundamentals(
     return outcome;
   };
 
-  const fetched: Fetched = { earnings: await fetchEarnings(provider, today, call), companies: new Map(), dividends: new Map(), failed: new Set() };
+  const fetched: Fetched = {
+    earnings: await fetchEarnings(provider, today, call),
+    companies: new Map(),
+    dividends: new Map(),
+    failed: new Set(),
+  };
   const tasks: (() => Promise<void>)[] = [];
   for (const { symbol, assetType } of listed) {
     if (assetType === "index") continue;
