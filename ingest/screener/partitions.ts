@@ -101,7 +101,7 @@ async function indexStatements(query: TypedQuery, partition: string): Promise<st
  * maintaining indexes row by row), vacuumed (a new table has no visibility map, and without one
  * no index-only scan is chosen) and analysed.
  */
-async function buildPartition(db: IngestDatabase, range: SymbolRange, session: string): Promise<BuiltPartition> {
+async function buildPartition(db: IngestDatabase, range: SymbolRange): Promise<BuiltPartition> {
   const { rows } = await db.typedQuery(`select nextval('screener_partition_seq')::text as n`);
   const name = `${TABLE}_${rows[0]!.n as string}`;
   const checks = [
@@ -111,10 +111,25 @@ async function buildPartition(db: IngestDatabase, range: SymbolRange, session: s
   await db.typedQuery(`create table ${name} (like ${TABLE} including defaults including constraints)`);
   if (checks.length > 0) await db.typedQuery(`alter table ${name} add constraint ${name}_range check (${checks.join(" and ")})`);
   await db.typedTransaction(async (query) => {
-    // Its sorts in memory; and no JIT, whose compilation would cost more than a partition's rows.
+    // Its sorts in memory; no JIT, whose compilation would cost more than a partition's rows; and
+    // joins by hash: a misjudged join (the underlyings' figures, an expiration's) would otherwise
+    // turn a lookup by contract into a nested loop of 50,000 index scans.
     await query(`set local work_mem = '${BUILD_WORK_MEM}'`);
     await query(`set local jit = off`);
-    await query(insertScreenerRows(name), [earlyCloseDays(session), range.lower, range.upper]);
+    await query(`set local enable_nestloop = off`);
+    await query(`set local enable_mergejoin = off`);
+    const { rows } = await query(
+      `select session_date::text as session, as_of, risk_free_rate::float8 as rate from market_state where id = 1`,
+    );
+    const market = rows[0]!;
+    await query(insertScreenerRows(name), [
+      earlyCloseDays(market.session as string),
+      range.lower,
+      range.upper,
+      market.session,
+      market.as_of,
+      market.rate,
+    ]);
   });
   await db.typedQuery(`alter table ${name} add constraint ${name}_pkey primary key (symbol, option_key)`);
   for (const statement of await indexStatements(db.typedQuery, name)) await db.typedQuery(statement);
@@ -188,7 +203,7 @@ export async function rebuildAllPartitions(db: IngestDatabase, size = PARTITION_
   const version = await committedScopeVersion(db.typedQuery);
   const old = await readPartitions(db.typedQuery);
   const built: BuiltPartition[] = [];
-  for (const range of await planRanges(db.typedQuery, size)) built.push(await buildPartition(db, range, session));
+  for (const range of await planRanges(db.typedQuery, size)) built.push(await buildPartition(db, range));
   if (!(await swapPartitions(db, old, built, version))) throw new Error("the screener's partitions changed during the rebuild");
   return built.reduce((sum, p) => sum + p.rows, 0);
 }
@@ -205,7 +220,7 @@ export async function refreshPartition(
   const session = await marketSession(db.typedQuery);
   if (!session) return null;
   const version = await committedScopeVersion(db.typedQuery);
-  const built = await buildPartition(db, partition, session);
+  const built = await buildPartition(db, partition);
   return (await swapInTurn(() => swapPartitions(db, [partition], [built], version))) ? built : null;
 }
 

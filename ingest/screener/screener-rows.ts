@@ -12,12 +12,18 @@ const inRange = (column: string) => `($2::text is null or ${column} >= $2) and (
 
 /**
  * The screener rows of the underlyings in [$2, $3) into `table`, from the stored market in one
- * statement; $1 the early-close days (13:00 ET) expirations may fall on. The 30-session baselines
- * come from `screener_baselines` (the current session's); everything else from the current quotes,
- * IVs and company data. Metrics mirror `src/analytics/screener-metrics.ts` (tests hold them to each
- * other); the probability uses `ods_norm_cdf` (migration 0008) with the chain's time convention:
- * 365-day years to 09:30 ET (AM-settled) or the close (PM-settled) of the expiration day, each
- * expiration's instant computed once. The CTEs whose columns are read several times are
+ * statement; $1 the early-close days (13:00 ET) expirations may fall on, $4 the market's session,
+ * $5 its time (a quote's when it has none) and $6 its risk-free rate (read by the caller in the
+ * build's transaction: as parameters, the planner estimates each range's rows rightly). The 30-session
+ * baselines come from `screener_baselines` (the current session's); everything else from the
+ * current quotes, IVs and company data. Metrics mirror `src/analytics/screener-metrics.ts` (tests
+ * hold them to each other); the probability uses `ods_norm_cdf` (migration 0008) with the chain's
+ * time convention: 365-day years to 09:30 ET (AM-settled) or the close (PM-settled) of the
+ * expiration day.
+ *
+ * What an underlying or one of its expirations shares is computed once (`und`: a couple of hundred
+ * rows; `expiries`: a few thousand) and joined to its contracts by hash, so the contracts' rows
+ * stay narrow until the last step. The CTEs whose columns are read several times are
  * materialised, so each value is computed once per row rather than once per use. Rows are written
  * by side, expiration and delta: the common screens (a side, a DTE window, a delta band) then read
  * adjacent pages (the wheel screen reads a sixth of the buffers it reads from rows in chain order).
@@ -26,56 +32,72 @@ export const insertScreenerRows = (table: string) => `
 insert into ${table} (${Object.values(getTableColumns(screenerContracts))
   .map((c) => `"${c.name}"`)
   .join(", ")})
-with m as (select session_date as d, as_of, risk_free_rate as r from market_state where id = 1),
-hist as (select h.* from screener_baselines h, m where h.session_date = m.d and ${inRange("h.underlying")}),
+with hist as (select h.* from screener_baselines h where h.session_date = $4 and ${inRange("h.underlying")}),
 eq as (
   select e.symbol, e.date, e.close, e.high, e.low,
     row_number() over (partition by e.symbol order by e.date desc) as n,
     e.close - lag(e.close) over (partition by e.symbol order by e.date) as change
-  from equity_daily e, m where e.date <= m.d and ${inRange("e.symbol")}
+  from equity_daily e where e.date <= $4 and ${inRange("e.symbol")}
 ),
 eq_stats as (
   select eq.symbol,
-    min(eq.low) filter (where eq.date > m.d - 365) as low52, max(eq.high) filter (where eq.date > m.d - 365) as high52,
+    min(eq.low) filter (where eq.date > $4::date - 365) as low52, max(eq.high) filter (where eq.date > $4::date - 365) as high52,
     avg(eq.close) filter (where eq.n <= 50) as avg50, avg(eq.close) filter (where eq.n <= 200) as avg200,
     sum(greatest(eq.change, 0)) filter (where eq.n <= 14) as gains, sum(greatest(-eq.change, 0)) filter (where eq.n <= 14) as losses,
     count(eq.change) filter (where eq.n <= 14) as changes
-  from eq, m group by eq.symbol
+  from eq group by eq.symbol
 ),
 iv_stats as (
   select i.symbol, max(i.iv) as high, min(i.iv) as low,
     (array_agg(i.date order by i.iv desc, i.date desc))[1] as high_date,
     (array_agg(i.date order by i.iv asc, i.date desc))[1] as low_date,
-    max(i.iv) filter (where i.date = m.d) as current
-  from iv_daily i, m where i.date > m.d - 365 and i.date <= m.d and i.iv > 0 and ${inRange("i.symbol")}
+    max(i.iv) filter (where i.date = $4) as current
+  from iv_daily i where i.date > $4::date - 365 and i.date <= $4 and i.iv > 0 and ${inRange("i.symbol")}
   group by i.symbol
 ),
 next_earnings as (
-  select distinct on (e.symbol) e.symbol, e.earnings_date from earnings e, m
-  where e.earnings_date >= m.d and ${inRange("e.symbol")} order by e.symbol, e.earnings_date
+  select distinct on (e.symbol) e.symbol, e.earnings_date from earnings e
+  where e.earnings_date >= $4 and ${inRange("e.symbol")} order by e.symbol, e.earnings_date
 ),
 next_dividend as (
-  select distinct on (v.symbol) v.symbol, v.ex_date, v.pay_date, v.amount, v.is_estimated from dividends v, m
-  where v.ex_date >= m.d and ${inRange("v.symbol")} order by v.symbol, v.ex_date
+  select distinct on (v.symbol) v.symbol, v.ex_date, v.pay_date, v.amount, v.is_estimated from dividends v
+  where v.ex_date >= $4 and ${inRange("v.symbol")} order by v.symbol, v.ex_date
 ),
-expiries as (
-  select e.expiration, e.settlement,
+und as materialized (
+  select u.symbol, u.asset_type, u.industry, u.sector, u.rating, u.consensus, u.logo_url, u.market_cap, u.pe_ratio,
+    u.dividend_yield, u.dividend_frequency, u.overall_score, u.dcf_score, u.roe_score, u.roa_score, u.de_score, u.pe_score, u.pb_score,
+    eqq.price as equity_price,
+    case when s.changes = 14 then case when s.losses = 0 then 100 else 100 - 100 / (1 + s.gains / s.losses) end end as rsi,
+    s.low52, s.high52, s.avg50, s.avg200,
+    iv.current as iv_current, iv.low as iv_low, iv.low_date as iv_low_date, iv.high as iv_high, iv.high_date as iv_high_date,
+    ne.earnings_date, nd.amount as dividend_amount, nd.ex_date as dividend_date, nd.pay_date as dividend_pay_date,
+    coalesce(nd.is_estimated, false) as dividend_is_estimated
+  from underlyings u
+  left join equity_quotes eqq on eqq.symbol = u.symbol
+  left join eq_stats s on s.symbol = u.symbol
+  left join iv_stats iv on iv.symbol = u.symbol
+  left join next_earnings ne on ne.symbol = u.symbol
+  left join next_dividend nd on nd.symbol = u.symbol
+  where ${inRange("u.symbol")}
+),
+expiries as materialized (
+  select e.underlying, e.expiration, e.settlement,
     date_part('epoch', (e.expiration + case when e.settlement = 'am' then time '09:30' when e.expiration = any($1::date[]) then time '13:00' else time '16:00' end)
-      at time zone 'America/New_York') as ends
-  from (select distinct q.expiration, q.settlement from option_quotes q where ${inRange("q.underlying")}) e
+      at time zone 'America/New_York') as ends,
+    exists (select 1 from earnings n where n.symbol = e.underlying and n.earnings_date >= $4
+      and n.earnings_date between e.expiration - ${EARNINGS_NEAR_DAYS} and e.expiration + ${EARNINGS_NEAR_DAYS}) as near_earnings
+  from (select distinct q.underlying, q.expiration, q.settlement from option_quotes q where ${inRange("q.underlying")}) e
 ),
 base as materialized (
-  select q.*, u.asset_type, u.industry, u.sector, u.rating, u.consensus, u.logo_url, u.market_cap, u.pe_ratio,
-    u.dividend_yield, u.dividend_frequency, u.overall_score, u.dcf_score, u.roe_score, u.roa_score, u.de_score, u.pe_score, u.pb_score,
-    coalesce(q.underlying_price, eqq.price) as spot,
-    (q.expiration - m.d) as dte, m.d as session, m.r, coalesce(q.as_of, m.as_of) as quoted_at,
-    greatest(x.ends - date_part('epoch', coalesce(q.as_of, m.as_of)), 60) / (365 * 86400.0) as years,
+  select q.option_symbol, q.underlying, q.side, q.expiration, q.strike, q.bid, q.ask, q.last, q.volume, q.open_interest,
+    q.delta, q.gamma, q.theta, q.vega, q.iv, q.previous_mark, q.last_trade_at, x.near_earnings, u.dividend_yield,
+    coalesce(q.underlying_price, u.equity_price) as spot,
+    (q.expiration - $4::date) as dte, coalesce(q.as_of, $5::timestamptz) as quoted_at,
+    greatest(x.ends - date_part('epoch', coalesce(q.as_of, $5::timestamptz)), 60) / (365 * 86400.0) as years,
     ${markSql("q")} as prem
   from option_quotes q
-  join expiries x on x.expiration = q.expiration and x.settlement = q.settlement
-  join underlyings u on u.symbol = q.underlying
-  left join equity_quotes eqq on eqq.symbol = q.underlying
-  cross join m
+  join expiries x on x.underlying = q.underlying and x.expiration = q.expiration and x.settlement = q.settlement
+  join und u on u.symbol = q.underlying
   where ${inRange("q.underlying")}
 ),
 priced as materialized (
@@ -84,7 +106,7 @@ priced as materialized (
     case when b.spot > 0 then (case b.side when 'put' then b.spot - b.strike else b.strike - b.spot end) / b.spot * 100 end as cush,
     case when b.bid >= 0 and b.ask > 0 and b.ask >= b.bid then (b.ask - b.bid) / ((b.ask + b.bid) / 2) * 100 end as spct,
     case when b.iv > 0 and b.spot > 0 then ods_norm_cdf((case b.side when 'put' then 1 else -1 end)
-      * (ln(b.spot / b.strike) + (b.r - coalesce(b.dividend_yield, 0) - 0.5 * b.iv * b.iv) * b.years) / (b.iv * sqrt(b.years))) * 100 end as pro
+      * (ln(b.spot / b.strike) + ($6::float8 - coalesce(b.dividend_yield, 0) - 0.5 * b.iv * b.iv) * b.years) / (b.iv * sqrt(b.years))) * 100 end as pro
   from base b
 ),
 metrics as (
@@ -112,24 +134,18 @@ select
   0.4 * coalesce(x.pro, 0) + 0.3 * least(greatest(coalesce(x.ann, 0), 0), 100)
     + 30 * coalesce(greatest(0, 1 - x.spct / 20), 0) * least(1, log(1 + greatest(coalesce(x.open_interest, 0), 0)) / 3),
   x.last_trade_at, x.quoted_at,
-  ne.earnings_date, coalesce(ne.earnings_date <= x.expiration, false),
-  exists (select 1 from earnings e where e.symbol = x.underlying and e.earnings_date >= x.session
-    and e.earnings_date between x.expiration - ${EARNINGS_NEAR_DAYS} and x.expiration + ${EARNINGS_NEAR_DAYS}),
-  x.asset_type, x.industry, x.sector, x.rating, x.consensus, x.logo_url,
-  x.spot, x.market_cap, x.pe_ratio,
-  case when s.changes = 14 then case when s.losses = 0 then 100 else 100 - 100 / (1 + s.gains / s.losses) end end,
-  iv.current * 100,
-  case when iv.high > iv.low and iv.current is not null then (iv.current - iv.low) / (iv.high - iv.low) * 100 end,
-  iv.low * 100, iv.low_date, iv.high * 100, iv.high_date,
-  s.low52, s.high52, s.avg50, s.avg200,
-  x.dividend_yield * 100, x.dividend_frequency, nd.amount, nd.ex_date, nd.pay_date, coalesce(nd.is_estimated, false),
-  x.overall_score, x.dcf_score, x.roe_score, x.roa_score, x.de_score, x.pe_score, x.pb_score
+  u.earnings_date, coalesce(u.earnings_date <= x.expiration, false), x.near_earnings,
+  u.asset_type, u.industry, u.sector, u.rating, u.consensus, u.logo_url,
+  x.spot, u.market_cap, u.pe_ratio, u.rsi,
+  u.iv_current * 100,
+  case when u.iv_high > u.iv_low and u.iv_current is not null then (u.iv_current - u.iv_low) / (u.iv_high - u.iv_low) * 100 end,
+  u.iv_low * 100, u.iv_low_date, u.iv_high * 100, u.iv_high_date,
+  u.low52, u.high52, u.avg50, u.avg200,
+  u.dividend_yield * 100, u.dividend_frequency, u.dividend_amount, u.dividend_date, u.dividend_pay_date, u.dividend_is_estimated,
+  u.overall_score, u.dcf_score, u.roe_score, u.roa_score, u.de_score, u.pe_score, u.pb_score
 from metrics x
+join und u on u.symbol = x.underlying
 left join hist h on h.option_symbol = x.option_symbol
-left join eq_stats s on s.symbol = x.underlying
-left join iv_stats iv on iv.symbol = x.underlying
-left join next_earnings ne on ne.symbol = x.underlying
-left join next_dividend nd on nd.symbol = x.underlying
 order by x.side, x.expiration, x.delta`;
 
 /** Early-close sessions from the session's year to the longest listing's (LEAPS run about three years): `insertScreenerRows`' $1. */
