@@ -12,6 +12,7 @@ import { bumpScopes, contractScopes } from "../pipeline/versions";
 import { MARKET_IV } from "../../src/market/snapshot";
 import { markSql } from "./mark";
 import { OptionBook } from "./option-book";
+import { partitionCuts } from "../screener/partitions";
 
 /** What pricing a minute's quotes needs beyond the quotes: kept by the quote writer between minutes. */
 export interface QuoteMarket {
@@ -280,10 +281,11 @@ const CHUNK_SAMPLES = 50_000;
  * sample's IV and Greeks are solved at that spot and instant. Samples at or before the stored
  * position are skipped.
  *
- * The samples are written a few underlyings at a time, each group in its own transaction with its
- * scopes' new version: an underlying's chain, quotes and GEX move to the new minute at once, and
- * the trades lane, whose updates of last price and volume wait for the quote rows a transaction
- * holds, waits for one group (under a second) rather than the whole market's minute. A group is
+ * The samples are written a few underlyings at a time (never across a screener partition's bound),
+ * each group in its own transaction with its scopes' new version: an underlying's chain, quotes,
+ * GEX and screener partition move to the new minute at once, and the trades lane, whose updates
+ * of last price and volume wait for the quote rows a transaction holds, waits for one group (under
+ * a second) rather than the whole market's minute. A group is
  * priced while the database applies the one before it, in slices that let the trades lane's I/O
  * through. The last group also writes the spots to `equity_quotes`, moves the session and the
  * feed's position: a crash before it replays the minute, and applying a sample again changes
@@ -298,7 +300,7 @@ export async function writeQuotes(
 ): Promise<{ written: number; skipped: number }> {
   const stored = await readPositions(db.typedQuery, feed);
   const pending = quotes.filter((e) => isPending(stored, e.position));
-  const groups = underlyingGroups(pending);
+  const groups = underlyingGroups(pending, await partitionCuts(db.typedQuery));
   const spots = new Map<string, ImpliedSpot>();
   const asOf = pending.at(-1)?.asOf ?? new Date(0);
   const session = sessionOf(asOf);
@@ -392,8 +394,17 @@ async function priceSamples(events: QuoteEvent[], market: QuoteMarket, spots: Ma
   return { samples: [...priced.values()], ivs };
 }
 
-/** Items in groups of whole underlyings (in symbol order) of about `chunk` each. */
-export function underlyingGroups<T extends { underlying: string }>(items: readonly T[], chunk = CHUNK_SAMPLES): T[][] {
+/**
+ * Items in groups of whole underlyings (in symbol order) of about `chunk` each, a new group begun
+ * at each of `cuts` (ascending symbols: the screener's partition bounds, so that a partition's
+ * underlyings move in one transaction and the follower rebuilds it once a minute, not once per
+ * group it straddles).
+ */
+export function underlyingGroups<T extends { underlying: string }>(
+  items: readonly T[],
+  cuts: readonly string[] = [],
+  chunk = CHUNK_SAMPLES,
+): T[][] {
   const byUnderlying = new Map<string, T[]>();
   for (const item of items) {
     const list = byUnderlying.get(item.underlying);
@@ -402,14 +413,17 @@ export function underlyingGroups<T extends { underlying: string }>(items: readon
   }
   const groups: T[][] = [];
   let group: T[] = [];
+  let cut = 0;
+  const close = () => {
+    if (group.length > 0) groups.push(group);
+    group = [];
+  };
   for (const underlying of [...byUnderlying.keys()].sort()) {
+    for (; cut < cuts.length && underlying >= cuts[cut]!; cut++) close();
     for (const item of byUnderlying.get(underlying)!) group.push(item);
-    if (group.length >= chunk) {
-      groups.push(group);
-      group = [];
-    }
+    if (group.length >= chunk) close();
   }
-  if (group.length > 0) groups.push(group);
+  close();
   return groups;
 }
 

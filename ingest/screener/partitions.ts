@@ -55,6 +55,12 @@ export async function readPartitions(query: TypedQuery): Promise<ScreenerPartiti
   }));
 }
 
+/** Where the partitions after the first begin, in symbol order (none before the first build). */
+export async function partitionCuts(query: TypedQuery): Promise<string[]> {
+  const { rows } = await query(`select lower from screener_partitions where lower is not null order by lower`);
+  return rows.map((r) => r.lower as string);
+}
+
 /** The market cut into ranges of whole underlyings of about `PARTITION_CONTRACTS` contracts each, covering every symbol. */
 export async function planRanges(query: TypedQuery, size = PARTITION_CONTRACTS): Promise<SymbolRange[]> {
   const { rows } = await query(`select underlying, count(*)::int as n from option_quotes group by underlying order by underlying`);

@@ -1,6 +1,8 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { QuoteEvent } from "../../ingest/events";
 import { bumpScopes } from "../../ingest/pipeline/versions";
+import { loadQuoteMarket, writeQuotes } from "../../ingest/quotes/write-quotes";
 import { followScreener, refreshMovedPartitions } from "../../ingest/screener/follow-screener";
 import { movedPartitions, readPartitions, rebuildAllPartitions, refreshPartition } from "../../ingest/screener/partitions";
 import { seedMarket } from "../../scripts/generator/seed-market";
@@ -123,6 +125,46 @@ describe("the screener's partitions", () => {
     await rebuildAllPartitions(db, size);
     expect(await digest()).toEqual(followed);
     expect(await refreshMovedPartitions(db, log)).toBe(0);
+  }, 120_000);
+
+  it("a minute written over the whole market moves each partition in one transaction: each is rebuilt once", async () => {
+    await rebuildAllPartitions(db, size);
+    const partitions = await readPartitions(db.typedQuery);
+    expect(partitions.length).toBeGreaterThan(2);
+    const { rows } = await db.typedQuery(
+      `select distinct on (q.underlying) q.option_symbol, q.underlying, q.root, q.expiration::text as expiration, q.strike, q.side,
+         q.settlement, q.bid, q.ask, s.as_of
+         from option_quotes q, market_state s where q.bid > 0 and q.ask > q.bid order by q.underlying, q.option_symbol`,
+    );
+    const asOf = new Date(new Date(rows[0]!.as_of as string).getTime() + 60_000);
+    const events: QuoteEvent[] = rows.map((r) => ({
+      kind: "quote",
+      position: { schema: "cbbo-1m", tsRecv: BigInt(asOf.getTime()) * 1_000_000n },
+      asOf,
+      optionSymbol: r.option_symbol as string,
+      underlying: r.underlying as string,
+      isIndex: false,
+      settlement: r.settlement as "am" | "pm",
+      contract: { root: r.root as string, expiration: r.expiration as string, strike: Number(r.strike), side: r.side as "call" | "put" },
+      bid: Number(r.bid) + 0.01,
+      ask: Number(r.ask) + 0.01,
+      bidSize: 10,
+      askSize: 10,
+      last: null,
+    }));
+    // Every underlying fits one group of the writer's size: only the partitions' bounds split the minute.
+    await writeQuotes(db, "test-minute", events, await loadQuoteMarket(db.typedQuery));
+    const versions = await db.typedQuery(
+      `select p.name, count(distinct v.version)::int as n, min(v.version)::float8 as version
+         from screener_partitions p join market_versions v on v.scope !~ '[:*]'
+          and (p.lower is null or v.scope >= p.lower) and (p.upper is null or v.scope < p.upper)
+        where v.version > p.built_version group by p.name`,
+    );
+    expect(versions.rows.map((r) => r.n)).toEqual(partitions.map(() => 1));
+    expect(new Set(versions.rows.map((r) => r.version)).size).toBe(partitions.length);
+    logged.length = 0;
+    expect(await refreshMovedPartitions(db, log)).toBe(partitions.length);
+    expect(await movedPartitions(db.typedQuery)).toEqual([]);
   }, 120_000);
 
   it.skipIf(!process.env.DATABASE_URL)(

@@ -246,11 +246,36 @@ describe("a minute's transactions", () => {
   it("group whole underlyings in symbol order, closing a group once it holds the chunk's rows", () => {
     const row = (underlying: string, i: number) => ({ optionSymbol: `${underlying}${i}`, underlying });
     const rows = [row("SPY", 1), row("AAPL", 1), row("SPY", 2), row("MSFT", 1), row("AAPL", 2), row("AAPL", 3), row("QQQ", 1)];
-    const groups = underlyingGroups(rows, 3).map((g) => g.map((r) => r.optionSymbol));
+    const groups = underlyingGroups(rows, [], 3).map((g) => g.map((r) => r.optionSymbol));
     // SPY is not split across two transactions although the second group is past 3 rows.
     expect(groups).toEqual([
       ["AAPL1", "AAPL2", "AAPL3"],
       ["MSFT1", "QQQ1", "SPY1", "SPY2"],
     ]);
+  });
+
+  it("begin a group at each screener partition's bound, whether or not the bound is one of the underlyings", () => {
+    const row = (underlying: string, i: number) => ({ optionSymbol: `${underlying}${i}`, underlying });
+    const rows = [
+      row("SPY", 1),
+      row("AAPL", 1),
+      row("SPY", 2),
+      row("MSFT", 1),
+      row("AAPL", 2),
+      row("AAPL", 3),
+      row("QQQ", 1),
+      row("TSLA", 1),
+    ];
+    const groups = (cuts: string[], chunk = 100) => underlyingGroups(rows, cuts, chunk).map((g) => g.map((r) => r.optionSymbol));
+    // Partitions [, MSFT) [MSFT, R) [R, T) [T, ): four groups, though all would fit one.
+    expect(groups(["MSFT", "R", "T"])).toEqual([["AAPL1", "AAPL2", "AAPL3"], ["MSFT1", "QQQ1"], ["SPY1", "SPY2"], ["TSLA1"]]);
+    // Bounds with no sampled underlying between them (or before the first) open no empty group.
+    expect(groups(["A", "B", "C", "S"])).toEqual([
+      ["AAPL1", "AAPL2", "AAPL3"],
+      ["MSFT1", "QQQ1"],
+      ["SPY1", "SPY2", "TSLA1"],
+    ]);
+    // The chunk still closes a group within a partition.
+    expect(groups(["S"], 2)).toEqual([["AAPL1", "AAPL2", "AAPL3"], ["MSFT1", "QQQ1"], ["SPY1", "SPY2"], ["TSLA1"]]);
   });
 });
