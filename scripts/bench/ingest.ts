@@ -232,6 +232,7 @@ export async function benchIngest(options: IngestBenchOptions): Promise<void> {
     phase = "setup";
     const setupFrom = Date.now();
     const written: Written[] = [];
+    const screenerBuilds: number[] = [];
     let openInterestAt = 0;
     const ingestor = child(
       ingestorArgs(["--feed", "databento"]),
@@ -248,7 +249,8 @@ export async function benchIngest(options: IngestBenchOptions): Promise<void> {
             newest: BigInt(String(f.newest)),
             at: Date.now(),
           });
-        } else if (f.event === "ingest_open_interest") openInterestAt = Date.now();
+        } else if (f.event === "screener_refreshed" && (phase === "quotes" || phase === "drain")) screenerBuilds.push(Number(f.ms));
+        else if (f.event === "ingest_open_interest") openInterestAt = Date.now();
         else if (f.event === "ingest_write_failed" || f.event === "feed_gap") console.log(`ingestor: ${JSON.stringify(f)}`);
         else if (f.event === "ingest_loop_held") console.log(`ingestor (${phase} phase): ${JSON.stringify(f)}`);
       },
@@ -295,6 +297,7 @@ export async function benchIngest(options: IngestBenchOptions): Promise<void> {
       screenerSeen,
       ivChanges,
       rankingChanges,
+      screenerBuilds,
     });
     await explainWritePath(backend);
   } finally {
@@ -322,6 +325,8 @@ interface Report {
   /** When the IV context of the quote watcher's underlying and the IV ranking changed (wall ms). */
   ivChanges: number[];
   rankingChanges: number[];
+  /** The follower's partition rebuilds from the real-time minutes on, each from its build's start to its swap (ms). */
+  screenerBuilds: number[];
 }
 
 function report(r: Report): void {
@@ -405,6 +410,11 @@ function report(r: Report): void {
   console.log(
     `real-time minutes in the screener after the minute's end: p50 ${fmt(p(inScreener, 50))} s, p99 ${fmt(p(inScreener, 99))} s ` +
       `(${inScreener.length} of ${(minutes.length - 1) * r.screenerSeen.size} underlying-minutes seen)`,
+  );
+  console.log(
+    `the screener follower from the real-time minutes on: ${r.screenerBuilds.length} partitions rebuilt ` +
+      `(${(r.screenerBuilds.length / r.options.quoteMinutes).toFixed(1)} a minute), each p50 ${fmt(p(r.screenerBuilds, 50))} s, ` +
+      `p99 ${fmt(p(r.screenerBuilds, 99))} s from its build's start to its swap`,
   );
   console.log(`real-time minutes committed after the minute's end: p50 ${fmt(p(after, 50))} s, max ${fmt(Math.max(...after))} s`);
   // The first change after each real-time minute's end (before the next minute's end) is that minute showing.
