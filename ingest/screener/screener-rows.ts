@@ -23,7 +23,7 @@ const inRange = (column: string) => `($2::text is null or ${column} >= $2) and (
  *
  * What an underlying or one of its expirations shares is computed once (`und`: a couple of hundred
  * rows; `expiries`: a few thousand) and joined to its contracts by hash, so the contracts' rows
- * stay narrow until the last step. The CTEs whose columns are read several times are
+ * stay narrow until the last step (the strike ranks are sorted for while they are). The CTEs whose columns are read several times are
  * materialised, so each value is computed once per row rather than once per use. Rows are written
  * by side, expiration and delta: the common screens (a side, a DTE window, a delta band) then read
  * adjacent pages (the wheel screen reads a sixth of the buffers it reads from rows in chain order).
@@ -94,7 +94,9 @@ base as materialized (
     coalesce(q.underlying_price, u.equity_price) as spot,
     (q.expiration - $4::date) as dte, coalesce(q.as_of, $5::timestamptz) as quoted_at,
     greatest(x.ends - date_part('epoch', coalesce(q.as_of, $5::timestamptz)), 60) / (365 * 86400.0) as years,
-    ${markSql("q")} as prem
+    ${markSql("q")} as prem,
+    dense_rank() over (partition by q.underlying, q.expiration, q.side
+      order by abs(q.strike - coalesce(q.underlying_price, u.equity_price))) as strike_rank
   from option_quotes q
   join expiries x on x.underlying = q.underlying and x.expiration = q.expiration and x.settlement = q.settlement
   join und u on u.symbol = q.underlying
@@ -119,7 +121,7 @@ select
   case when x.bid is not null and x.ask is not null and x.ask >= x.bid then x.ask - x.bid end, x.spct,
   case when x.cush is null or abs(x.cush) <= ${ATM_BAND_PCT} then 'atm' when x.cush > 0 then 'otm' else 'itm' end,
   x.cush, coalesce(x.volume, 0) + coalesce(x.open_interest, 0),
-  dense_rank() over (partition by x.underlying, x.expiration, x.side order by abs(x.strike - x.spot)),
+  x.strike_rank,
   x.previous_mark,
   case when x.previous_mark > 0 and x.prem is not null then (x.prem - x.previous_mark) / x.previous_mark * 100 end,
   case when x.previous_mark > 0 and x.prem is not null then x.prem > x.previous_mark end,
