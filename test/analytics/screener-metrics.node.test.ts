@@ -139,6 +139,27 @@ describe("the screener table built by SQL", () => {
     expect(rows.some((r) => r.spans && !r.near)).toBe(true);
   });
 
+  it("ranks each contract's strike by its distance from the spot within its underlying, expiration and side, ties sharing a rank", async () => {
+    const { rows } = await backend.typedQuery(
+      `select symbol, expiration::text as expiration, type, strike, stock_price as spot, strike_rank as rank from screener_contracts`,
+    );
+    const chains = new Map<string, { distance: number; rank: number }[]>();
+    for (const r of rows) {
+      const key = `${r.symbol as string} ${r.expiration as string} ${r.type as string}`;
+      const chain = chains.get(key) ?? [];
+      chains.set(key, chain);
+      chain.push({ distance: Math.abs((r.strike as number) - (r.spot as number)), rank: r.rank as number });
+    }
+    let tied = 0;
+    for (const [key, chain] of chains) {
+      const distances = [...new Set(chain.map((c) => c.distance))].sort((a, b) => a - b);
+      for (const c of chain) expect(c.rank, key).toBe(distances.indexOf(c.distance) + 1);
+      tied += chain.length - distances.length;
+    }
+    expect(chains.size).toBeGreaterThan(100);
+    expect(tied).toBeGreaterThan(0);
+  });
+
   it("a rebuild swaps in new partitions under the same key and indexes", async () => {
     const indexes = async () =>
       (await backend.typedQuery("select indexname, indexdef from pg_indexes where tablename = 'screener_contracts' order by 1")).rows;
