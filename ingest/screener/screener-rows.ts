@@ -14,19 +14,20 @@ const inRange = (column: string) => `($2::text is null or ${column} >= $2) and (
  * The screener rows of the underlyings in [$2, $3) into `table`, from the stored market in one
  * statement; $1 the early-close days (13:00 ET) expirations may fall on, $4 the market's session,
  * $5 its time (a quote's when it has none) and $6 its risk-free rate (read by the caller in the
- * build's transaction: as parameters, the planner estimates each range's rows rightly). The 30-session
- * baselines come from `screener_baselines` (the current session's); everything else from the
- * current quotes, IVs and company data. Metrics mirror `src/analytics/screener-metrics.ts` (tests
- * hold them to each other); the probability uses `ods_norm_cdf` (migration 0008) with the chain's
- * time convention: 365-day years to 09:30 ET (AM-settled) or the close (PM-settled) of the
+ * build's transaction: as parameters, the planner estimates each range's rows rightly). The
+ * 30-session baselines come from `screener_baselines` (the current session's); everything else
+ * from the current quotes, IVs and company data. Metrics mirror `src/analytics/screener-metrics.ts`
+ * (tests hold them to each other); the probability uses `ods_norm_cdf` (migration 0008) with the
+ * chain's time convention: 365-day years to 09:30 ET (AM-settled) or the close (PM-settled) of the
  * expiration day.
  *
  * What an underlying or one of its expirations shares is computed once (`und`: a couple of hundred
  * rows; `expiries`: a few thousand) and joined to its contracts by hash, so the contracts' rows
- * stay narrow until the last step (the strike ranks are sorted for while they are). The CTEs whose columns are read several times are
- * materialised, so each value is computed once per row rather than once per use. Rows are written
- * by side, expiration and delta: the common screens (a side, a DTE window, a delta band) then read
- * adjacent pages (the wheel screen reads a sixth of the buffers it reads from rows in chain order).
+ * stay narrow until the last step (their strike ranks are sorted for while they are). The CTEs
+ * whose columns are read several times are materialised, so each value is computed once per row
+ * rather than once per use. Rows are written by side, expiration and delta: the common screens (a
+ * side, a DTE window, a delta band) then read adjacent pages (the wheel screen reads a sixth of the
+ * buffers it reads from rows in chain order).
  */
 export const insertScreenerRows = (table: string) => `
 insert into ${table} (${Object.values(getTableColumns(screenerContracts))
