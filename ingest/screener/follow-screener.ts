@@ -11,8 +11,8 @@ const FOLLOW_INTERVAL_MS = 2_000;
 const CONCURRENT_BUILDS = 2;
 
 /**
- * Rebuilds every partition the market has moved since it was built, two at a time in symbol
- * order; their swaps, which lock the whole table, one at a time. Returns how many were swapped in
+ * Rebuilds every partition the market has moved since it was built, two at a time, the longest
+ * stale first; their swaps, which lock the whole table, one at a time. Returns how many were swapped in
  * (one another writer swapped meanwhile is left for the next pass).
  */
 export async function refreshMovedPartitions(db: IngestDatabase, log: IngestLog): Promise<number> {

@@ -233,7 +233,9 @@ export async function refreshPartition(
 /**
  * The partitions whose underlyings' quotes have moved since they were built: an underlying's scope
  * (not its traded scope: trades update volume and last price every second, and the screener takes
- * them with the next minute's quotes) with a newer version than the partition's.
+ * them with the next minute's quotes) with a newer version than the partition's. The longest stale
+ * first: a follower behind the market finishes a minute's partitions before it starts on the next
+ * minute's, rather than serving the first symbols twice while the last wait.
  */
 export async function movedPartitions(query: TypedQuery): Promise<ScreenerPartition[]> {
   const { rows } = await query(
@@ -243,5 +245,5 @@ export async function movedPartitions(query: TypedQuery): Promise<ScreenerPartit
           and (p.lower is null or v.scope >= p.lower) and (p.upper is null or v.scope < p.upper))`,
   );
   const moved = new Set(rows.map((r) => r.name as string));
-  return (await readPartitions(query)).filter((p) => moved.has(p.name));
+  return (await readPartitions(query)).filter((p) => moved.has(p.name)).sort((a, b) => a.builtVersion - b.builtVersion);
 }

@@ -127,6 +127,22 @@ describe("the screener's partitions", () => {
     expect(await refreshMovedPartitions(db, log)).toBe(0);
   }, 120_000);
 
+  it("rebuilds the longest stale partition first, whatever its symbols", async () => {
+    await rebuildAllPartitions(db, size);
+    const holders = await partitionOf();
+    const symbols = [...holders.keys()].sort();
+    const [low, high] = [symbols[0]!, symbols.at(-1)!];
+    const bump = (scopes: string[]) => db.typedTransaction((query) => bumpScopes(query, { scopes: new Set(scopes), asOf: new Date() }));
+    await bump([low]);
+    const [lowPartition] = await movedPartitions(db.typedQuery);
+    expect(lowPartition!.name).toBe(holders.get(low));
+    const rebuilt = await refreshPartition(db, lowPartition!);
+    // Both move now: the high symbols' partition, built before the low one's, goes first.
+    await bump([low, high]);
+    expect((await movedPartitions(db.typedQuery)).map((p) => p.name)).toEqual([holders.get(high), rebuilt!.name]);
+    await refreshMovedPartitions(db, log);
+  }, 120_000);
+
   it("a minute written over the whole market moves each partition in one transaction: each is rebuilt once", async () => {
     await rebuildAllPartitions(db, size);
     const partitions = await readPartitions(db.typedQuery);
