@@ -12,8 +12,8 @@ const CONCURRENT_BUILDS = 2;
 
 /**
  * Rebuilds every partition the market has moved since it was built, two at a time, the longest
- * stale first; their swaps, which lock the whole table, one at a time. Returns how many were swapped in
- * (one another writer swapped meanwhile is left for the next pass).
+ * stale first; their swaps, which lock the whole table, one at a time. Returns how many were
+ * swapped in (one another writer swapped meanwhile is left for the next pass).
  */
 export async function refreshMovedPartitions(db: IngestDatabase, log: IngestLog): Promise<number> {
   const moved = await movedPartitions(db.typedQuery);

@@ -43,16 +43,18 @@ interface BuiltPartition extends SymbolRange {
 const literal = (value: string) => `'${value.replace(/'/g, "''")}'`;
 const bound = (value: string | null, none: string) => (value === null ? none : `(${literal(value)})`);
 
+/** A partition's row of `screener_partitions`, as `partitionOf` reads it. */
+const PARTITION_COLUMNS = `name, lower, upper, built_version::float8 as built`;
+const partitionOf = (r: Record<string, unknown>): ScreenerPartition => ({
+  name: r.name as string,
+  lower: r.lower as string | null,
+  upper: r.upper as string | null,
+  builtVersion: Number(r.built),
+});
+
 export async function readPartitions(query: TypedQuery): Promise<ScreenerPartition[]> {
-  const { rows } = await query(
-    `select name, lower, upper, built_version::float8 as built from screener_partitions order by lower nulls first`,
-  );
-  return rows.map((r) => ({
-    name: r.name as string,
-    lower: r.lower as string | null,
-    upper: r.upper as string | null,
-    builtVersion: Number(r.built),
-  }));
+  const { rows } = await query(`select ${PARTITION_COLUMNS} from screener_partitions order by lower nulls first`);
+  return rows.map(partitionOf);
 }
 
 /** Where the partitions after the first begin, in symbol order (none before the first build). */
@@ -239,11 +241,11 @@ export async function refreshPartition(
  */
 export async function movedPartitions(query: TypedQuery): Promise<ScreenerPartition[]> {
   const { rows } = await query(
-    `select p.name from screener_partitions p
+    `select ${PARTITION_COLUMNS} from screener_partitions p
       where exists (select 1 from market_versions v
         where v.version > p.built_version and v.scope !~ '[:*]'
-          and (p.lower is null or v.scope >= p.lower) and (p.upper is null or v.scope < p.upper))`,
+          and (p.lower is null or v.scope >= p.lower) and (p.upper is null or v.scope < p.upper))
+      order by p.built_version, p.lower nulls first`,
   );
-  const moved = new Set(rows.map((r) => r.name as string));
-  return (await readPartitions(query)).filter((p) => moved.has(p.name)).sort((a, b) => a.builtVersion - b.builtVersion);
+  return rows.map(partitionOf);
 }
