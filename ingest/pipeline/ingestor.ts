@@ -3,7 +3,8 @@ import { writeDefinitions } from "../contracts/write-definitions";
 import type { ContractEvent, MarketEvent, OpenInterestEvent, QuoteEvent, TradeEvent } from "../events";
 import { PrintStatistics } from "../flow/print-statistics";
 import { flowPartitionName } from "../../src/market/flow-partitions";
-import { loadQuoteMarket, writeQuotes } from "../quotes/write-quotes";
+import { loadQuoteMarket, sessionOf, writeQuotes } from "../quotes/write-quotes";
+import { SessionBarrier } from "../session/session-barrier";
 import type { IngestDatabase } from "./database";
 import { Lane, type LaneOptions } from "./lane";
 import { isPending, readPositions, type Positions } from "./positions";
@@ -90,6 +91,8 @@ export class Ingestor {
     readonly startPositions: Positions,
     market: Awaited<ReturnType<typeof loadQuoteMarket>>,
     staged: string[],
+    /** Trades and quotes of the session after the stored one wait for its roll, if it was not rolled at its close. */
+    private readonly barrier: SessionBarrier,
   ) {
     const { feed } = options;
     this.staged = staged;
@@ -109,8 +112,17 @@ export class Ingestor {
         this.printStatistics.written(prints.map((p) => p.trade.sessionDate));
       },
       { ...options.lane, minIntervalMs: options.tradeIntervalMs, maxBatch: Math.min(options.lane.maxBatch, options.maxTradeBatch) },
+      (trade) => barrier.holds(trade.executedAt.getTime()),
     );
-    this.quotes = new Lane("quotes", (batch, through) => writeQuotes(db, feed, batch, market, through), options.lane);
+    this.quotes = new Lane(
+      "quotes",
+      async (batch, through) => {
+        await writeQuotes(db, feed, batch, market, through);
+        barrier.moved(sessionOf(batch.at(-1)!.asOf));
+      },
+      options.lane,
+      (quote) => barrier.holds(quote.asOf.getTime()),
+    );
     this.contracts = new Lane("contracts", (batch, through) => this.writeContracts(batch, through), options.lane);
   }
 
@@ -140,6 +152,7 @@ export class Ingestor {
       await readPositions(db.typedQuery, options.feed),
       await loadQuoteMarket(db.typedQuery),
       await stagedSessions(db.typedQuery),
+      await SessionBarrier.of(db),
     );
     ingestor.timer = setInterval(() => ingestor.pump(), Math.max(10, ingestor.options.settleMs / 2));
     return ingestor;
@@ -201,7 +214,7 @@ export class Ingestor {
     this.trades.stopPacing();
     for (;;) {
       this.pump();
-      const busy = [this.trades.busy, this.quotes.busy, this.contracts.busy, this.applying].filter((p) => p !== null);
+      const busy = [this.trades.busy, this.quotes.busy, this.contracts.busy, this.applying, this.barrier.busy].filter((p) => p !== null);
       if (busy.length === 0) break;
       await Promise.all(busy);
     }
@@ -228,8 +241,14 @@ export class Ingestor {
 
   /** Runs once per event read: no closure is made here (a minute's 1.4 M calls). */
   private pump(): void {
+    // Nothing is written while a session is rolled: it reads the market as the lanes left it.
+    if (this.barrier.busy) return;
     const ended = this.draining?.endOfFeed ?? false;
     const now = performance.now();
+    if (this.barrier.ready && this.rollDue(now, ended)) {
+      void this.barrier.roll(this.db, this.options.log, this.options.lane.maxRetryMs).then(this.written);
+      return;
+    }
     this.trades.pump(this.clocks.trades.at, this.settled("trades", now), this.written, ended);
     this.quotes.pump(this.clocks.quotes.at, this.settled("quotes", now), this.written, ended);
     if (!this.applying) this.contracts.pump(this.clocks.contracts.at, this.settled("contracts", now), this.written, ended);
@@ -237,6 +256,32 @@ export class Ingestor {
     if (this.staged.length > 0 && quiet && !this.draining && !this.contracts.busy && this.contracts.queued === 0) {
       void this.applyStagedOpenInterest();
     }
+  }
+
+  /**
+   * Whether the stored session is to be rolled before the next one's trades and quotes (some
+   * lane holds one): every lane has written what it was given before the first held event, none
+   * is writing, and no source can still bring more of that time (its clock is past it, it has
+   * gone quiet, or the feed has ended). A stopped ingestor leaves the roll to its next run.
+   */
+  private rollDue(now: number, ended: boolean): boolean {
+    if (this.draining && !ended) return false;
+    const held = [this.trades, this.quotes].filter((lane) => lane.held);
+    if (held.length === 0) return false;
+    const at = held.reduce(
+      (first, lane) => (lane.head!.position.tsRecv < first ? lane.head!.position.tsRecv : first),
+      held[0]!.head!.position.tsRecv,
+    );
+    const lanes: Record<LaneName, Pick<Lane<MarketEvent>, "queued" | "held" | "head" | "busy">> = {
+      trades: this.trades,
+      quotes: this.quotes,
+      contracts: this.contracts,
+    };
+    return LANES.every((name) => {
+      const lane = lanes[name];
+      const before = lane.queued > 0 && !lane.held && lane.head!.position.tsRecv < at;
+      return !lane.busy && !before && (ended || this.clocks[name].at >= at || this.settled(name, now));
+    });
   }
 
   /** Definitions and statistics in arrival order, each run of one kind by its writer. */

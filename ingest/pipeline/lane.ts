@@ -35,6 +35,8 @@ export class Lane<E extends { position: FeedPosition }> {
     /** `through`: when set, the batch's newest receive time may be incomplete; positions stop before it. */
     private readonly write: (batch: E[], through: bigint | undefined) => Promise<unknown>,
     private readonly options: LaneOptions,
+    /** Whether an event waits where it is, and every one after it (the next session's, until the stored one is rolled). */
+    private readonly holds: (event: E) => boolean = () => false,
   ) {}
 
   get queued(): number {
@@ -43,6 +45,16 @@ export class Lane<E extends { position: FeedPosition }> {
 
   get busy(): Promise<void> | null {
     return this.writing;
+  }
+
+  /** The next event to write, if any. */
+  get head(): E | undefined {
+    return this.queue[0];
+  }
+
+  /** Whether the next event to write waits (`holds`). */
+  get held(): boolean {
+    return this.queue.length > 0 && this.holds(this.queue[0]!);
   }
 
   /** Writes from now on as soon as the last one is done (the ingestor is draining). */
@@ -56,7 +68,7 @@ export class Lane<E extends { position: FeedPosition }> {
 
   /**
    * Starts a write if none is in flight: of the receive times before `clock` (complete), or — the
-   * feed quiet (`settled`) or ended (`ended`) — of every queued one. Only at the end is the newest
+   * feed quiet (`settled`) or ended (`ended`) — of every queued one, up to the first held event. Only at the end is the newest
    * known complete; after a quiet spell more of it may still come, so the write leaves the
    * position before it and those late events are written when they arrive.
    */
@@ -79,7 +91,7 @@ export class Lane<E extends { position: FeedPosition }> {
     while (end < this.queue.length) {
       const at = this.queue[end]!.position.tsRecv;
       if (!settled && at >= clock) break;
-      if (end >= this.options.maxBatch) break;
+      if (end >= this.options.maxBatch || this.holds(this.queue[end]!)) break;
       while (end < this.queue.length && this.queue[end]!.position.tsRecv === at) end++;
     }
     return this.queue.splice(0, end);

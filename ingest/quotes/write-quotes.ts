@@ -339,7 +339,7 @@ export async function writeQuotes(
 }
 
 /** The session a sample belongs to: its New York day's, or the last one before (a feed laid on the wall clock at a weekend). */
-const sessionOf = (asOf: Date): string => sessionOnOrBefore(todayInNewYork(asOf));
+export const sessionOf = (asOf: Date): string => sessionOnOrBefore(todayInNewYork(asOf));
 
 /** Samples priced between turns of the event loop: a minute's pricing never holds up the other lanes for long. */
 const PRICE_SLICE = 2_000;

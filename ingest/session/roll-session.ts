@@ -68,6 +68,9 @@ export async function isRolled(query: TypedQuery, session: string): Promise<bool
   return STEPS.every((s) => done.has(s.name));
 }
 
+/** The roll under way on each database. */
+const underway = new WeakMap<IngestDatabase, Promise<string[]>>();
+
 /**
  * Rolls a session that has ended: appends it to the history (`option_daily`: each listed
  * contract's volume, open interest, mark and IV; `equity_daily`: each underlying's bar from the
@@ -78,6 +81,19 @@ export async function isRolled(query: TypedQuery, session: string): Promise<bool
  * step commits. Returns the steps run (those already done are skipped).
  */
 export async function rollSession(db: IngestDatabase, session: string, afterStep?: (step: string) => Promise<void>): Promise<string[]> {
+  // One roll at a time on a database (the 16:30 follower and the ingestor's session barrier may both
+  // start one): a second waits for the first, then skips the steps it recorded.
+  for (let running = underway.get(db); running; running = underway.get(db)) await running.catch(() => undefined);
+  const run = rollSteps(db, session, afterStep);
+  underway.set(db, run);
+  try {
+    return await run;
+  } finally {
+    if (underway.get(db) === run) underway.delete(db);
+  }
+}
+
+async function rollSteps(db: IngestDatabase, session: string, afterStep?: (step: string) => Promise<void>): Promise<string[]> {
   const next = sessionOnOrAfter(addDays(session, 1));
   const done = await doneSteps(db.typedQuery, session);
   const ran: string[] = [];

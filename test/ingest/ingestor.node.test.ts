@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { MarketEvent } from "../../ingest/events";
 import { Ingestor, type IngestorOptions } from "../../ingest/pipeline/ingestor";
 import { readPositions } from "../../ingest/pipeline/positions";
+import { rollSession } from "../../ingest/session/roll-session";
 import type { OccContract } from "../../src/domain/occ";
 import type { SqlBackend } from "../../scripts/sql-endpoint/sql-backend";
 import { bsm } from "../../src/analytics/black-scholes";
@@ -23,6 +24,8 @@ beforeEach(async () => {
   await db.typedQuery(
     `insert into market_state (id, version, as_of, session_date, risk_free_rate, source) values (1, 1, '2026-03-02T21:00:00Z', '2026-03-02', 0.04, 'seed')`,
   );
+  // Rolled at its close, as usual: the Tuesday's events wait for no roll (session-barrier.node.test.ts has the other case).
+  await rollSession(db, "2026-03-02");
 });
 afterAll(async () => db.close());
 

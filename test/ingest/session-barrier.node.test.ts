@@ -1,0 +1,95 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { MarketEvent } from "../../ingest/events";
+import { Ingestor } from "../../ingest/pipeline/ingestor";
+import { markSql } from "../../ingest/quotes/mark";
+import { isRolled } from "../../ingest/session/roll-session";
+import { seedMarket } from "../../scripts/generator/seed-market";
+import type { SqlBackend } from "../../scripts/sql-endpoint/sql-backend";
+import type { OccContract } from "../../src/domain/occ";
+import { ingestDatabase } from "../support/ingest-database";
+import { OpraStream } from "./opra-stream";
+
+/** Thursday 2026-07-02, before the Independence Day holiday and a weekend: the next session is Monday 07-06. */
+const SESSION = "2026-07-02";
+const FEED = "databento-opra";
+
+describe("a feed that reaches the next session before the stored one was rolled (the ingestor away over its 16:30 roll)", () => {
+  let db: SqlBackend;
+  let contract: OccContract & { symbol: string; underlying: string };
+  const logged: Record<string, unknown>[] = [];
+
+  /** Runs an ingestor over the events to the feed's end. */
+  async function run(events: MarketEvent[]) {
+    const ingestor = await Ingestor.start(db, { feed: FEED, log: (fields) => logged.push(fields) });
+    for (const e of events) await ingestor.accept(e);
+    await ingestor.drain({ endOfFeed: true });
+  }
+
+  const quote = async () =>
+    (
+      await db.typedQuery(`select volume, ${markSql("q")} as mark, iv, last_trade_at from option_quotes q where option_symbol = $1`, [
+        contract.symbol,
+      ])
+    ).rows[0]!;
+
+  beforeAll(async () => {
+    db = await ingestDatabase();
+    await seedMarket(db, { size: "test", seed: 4, sessionDate: SESSION });
+    // The session's spots, as the quotes writer leaves them: the roll's daily bar.
+    await db.typedQuery(`update equity_quotes set session_date = $1, open = price, high = price * 1.01, low = price * 0.99`, [SESSION]);
+    const { rows } = await db.typedQuery(
+      `select option_symbol, underlying, root, expiration::text as expiration, strike, side from option_quotes
+        where expiration > '2026-07-06' and bid > 0 and ask > bid order by open_interest desc, option_symbol limit 1`,
+    );
+    const r = rows[0]!;
+    contract = {
+      symbol: r.option_symbol as string,
+      underlying: r.underlying as string,
+      root: r.root as string,
+      expiration: r.expiration as string,
+      strike: r.strike as number,
+      side: r.side as "call" | "put",
+    };
+  }, 180_000);
+  afterAll(async () => db.close());
+
+  it("writes the stored session's own late trade without a roll, then rolls it before the next session's first trade and quote", async () => {
+    const stream = new OpraStream();
+    // 15:59 ET on the Thursday: the session's last trade of the contract.
+    await run([stream.trade(contract, "2026-07-02T19:59:00Z", 2.5, 7, 2.4, 2.6)]);
+    expect(await isRolled(db.typedQuery, SESSION)).toBe(false);
+    const closing = await quote();
+    expect(new Date(closing.last_trade_at as Date).toISOString()).toBe("2026-07-02T19:59:00.000Z");
+
+    // The ingestor back on Monday: the feed goes on with the Monday's first trade and minute.
+    await run([
+      stream.trade(contract, "2026-07-06T13:30:30Z", 2.7, 3, 2.6, 2.8),
+      stream.quote(contract, "2026-07-06T13:31:00Z", 2.6, 2.8, 2.7),
+    ]);
+    expect(await isRolled(db.typedQuery, SESSION)).toBe(true);
+    expect(logged).toContainEqual(expect.objectContaining({ event: "session_rolled", session: SESSION, before: "next_session" }));
+    // The Thursday's history is the Thursday's: its volume, mark and IV as the session left them, not the Monday's.
+    const day = (
+      await db.typedQuery(`select volume, open_interest, mark, iv from option_daily where option_symbol = $1 and date = $2`, [
+        contract.symbol,
+        SESSION,
+      ])
+    ).rows[0]!;
+    expect(day).toMatchObject({ volume: closing.volume, mark: closing.mark, iv: closing.iv });
+    expect(closing.volume).toBeGreaterThanOrEqual(7);
+    const bar = await db.typedQuery(`select count(*)::int as n from equity_daily where symbol = $1 and date = $2`, [
+      contract.underlying,
+      SESSION,
+    ]);
+    expect(bar.rows[0]!.n).toBe(1);
+    // Then the Monday was written: the market's session, the contract's session volume (its one trade) and quote.
+    const monday = await quote();
+    expect(monday.volume).toBe(3);
+    expect(monday.mark).toBeCloseTo(2.7, 12);
+    const state = await db.typedQuery(`select session_date::text as d from market_state`);
+    expect(state.rows[0]!.d).toBe("2026-07-06");
+    // The Monday's baselines, which the roll writes, are there for the screener.
+    const baselines = await db.typedQuery(`select count(*)::int as n from screener_baselines where session_date = '2026-07-06'`);
+    expect(baselines.rows[0]!.n).toBeGreaterThan(0);
+  }, 120_000);
+});
