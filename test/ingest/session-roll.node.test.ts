@@ -151,6 +151,13 @@ describe("the session roll, after a regular close before a holiday and a weekend
     }
   }, 180_000);
 
+  it("started twice at once (the 16:30 follower and the ingestor's session barrier): one rolls, the other finds it done", async () => {
+    await restore(db);
+    const both = await Promise.all([rollSession(db, SESSION), rollSession(db, SESSION)]);
+    expect(both).toEqual([["history", "retire", "baselines"], []]);
+    expect(await digest(db)).toEqual(reference);
+  }, 180_000);
+
   it.skipIf(!process.env.DATABASE_URL)(
     "SIGKILLed at any moment of `npm run roll` and run again: the same tables",
     async () => {
