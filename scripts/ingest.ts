@@ -81,11 +81,12 @@ async function main(): Promise<number> {
   const unwatch = watchLoopHealth(log);
   try {
     // The derived data follows what the lanes commit, beside them (connections of their own on PostgreSQL):
-    // the screener's partitions, each session's roll once it has ended, and the day's calendars and fundamentals.
+    // the screener's partitions, each live session's roll at 16:30 (a replay's sessions are rolled as the
+    // feed passes from one to the next: the session barrier), and the day's calendars and fundamentals.
     const derived = new AbortController();
     const following = Promise.all([
       followScreener(backend, { log, signal: derived.signal }),
-      followSessionRolls(backend, { log, signal: derived.signal }),
+      run.kind === "live" && followSessionRolls(backend, { log, signal: derived.signal }),
       vendor && followFundamentals(backend, vendor.provider, { log, signal: derived.signal, callsPerMinute: vendor.callsPerMinute }),
     ]);
     let report: FeedReport;

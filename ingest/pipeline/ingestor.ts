@@ -242,11 +242,11 @@ export class Ingestor {
   /** Runs once per event read: no closure is made here (a minute's 1.4 M calls). */
   private pump(): void {
     // Nothing is written while a session is rolled: it reads the market as the lanes left it.
-    if (this.barrier.busy) return;
+    if (this.barrier.rollingNow) return;
     const ended = this.draining?.endOfFeed ?? false;
     const now = performance.now();
-    if (this.barrier.ready && this.rollDue(now, ended)) {
-      void this.barrier.roll(this.db, this.options.log, this.options.lane.maxRetryMs).then(this.written);
+    if (this.barrier.ready && this.passDue(now, ended)) {
+      void this.barrier.pass(this.db, this.options.log, this.options.lane.maxRetryMs).then(this.written);
       return;
     }
     this.trades.pump(this.clocks.trades.at, this.settled("trades", now), this.written, ended);
@@ -259,15 +259,15 @@ export class Ingestor {
   }
 
   /**
-   * Whether the stored session is to be rolled before the next one's trades and quotes (some
-   * lane holds one): every lane has written what it was given before the first held event, none
-   * is writing, and no source can still bring more of that time (its clock is past it, it has
-   * gone quiet, or the feed has ended). A stopped ingestor leaves the roll to its next run.
+   * Whether the next session's trades and quotes (some lane holds one) may go through the session
+   * barrier, the stored session rolled first: every lane has written what it was given before the
+   * first held event, none is writing (nor switching in open interest), and no source can still
+   * bring more of that time (its clock is past it, it has gone quiet or never spoken, or the feed
+   * has ended). A stopped ingestor leaves the roll to its next run.
    */
-  private rollDue(now: number, ended: boolean): boolean {
-    if (this.draining && !ended) return false;
+  private passDue(now: number, ended: boolean): boolean {
+    if (!(this.trades.held || this.quotes.held) || this.applying || (this.draining && !ended)) return false;
     const held = [this.trades, this.quotes].filter((lane) => lane.held);
-    if (held.length === 0) return false;
     const at = held.reduce(
       (first, lane) => (lane.head!.position.tsRecv < first ? lane.head!.position.tsRecv : first),
       held[0]!.head!.position.tsRecv,

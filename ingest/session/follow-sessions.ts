@@ -10,15 +10,22 @@ const CHECK_EVERY_MS = 60_000;
 
 /**
  * The session the market holds, if it is due for its roll at `now`: its close was `ROLL_AFTER_MS`
- * ago and nothing later has been written (a replay laid on the wall clock, like the demo's, is not
- * a session that ended), and it has not been rolled whole.
+ * ago, its data has been written up to the close (an ingestor restarted after a night away rolls it
+ * at the session barrier, once the feed's replay has written the session's last hours), nothing
+ * later has been written (a feed laid on the wall clock, like the demo's, is not a session that
+ * ended), and it has not been rolled whole.
  */
 export async function dueSession(db: IngestDatabase, now: Date): Promise<string | null> {
-  const { rows } = await db.typedQuery(`select session_date::text as d, as_of from market_state where id = 1`);
+  const { rows } = await db.typedQuery(
+    `select s.session_date::text as d, greatest(s.as_of, (select max(v.as_of) from market_versions v)) as newest
+       from market_state s where s.id = 1`,
+  );
   const session = rows[0]?.d as string | undefined;
   if (!session) return null;
-  const rollAt = sessionCloseAt(session).getTime() + ROLL_AFTER_MS;
-  if (now.getTime() < rollAt || new Date(rows[0]!.as_of as string).getTime() >= rollAt) return null;
+  const closeAt = sessionCloseAt(session).getTime();
+  const rollAt = closeAt + ROLL_AFTER_MS;
+  const newest = new Date(rows[0]!.newest as string).getTime();
+  if (now.getTime() < rollAt || !(newest >= closeAt) || newest >= rollAt) return null;
   return (await isRolled(db.typedQuery, session)) ? null : session;
 }
 

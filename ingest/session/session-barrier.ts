@@ -2,30 +2,39 @@ import { addDays, newYorkInstant, sessionOnOrAfter } from "../../src/domain/cale
 import type { IngestDatabase } from "../pipeline/database";
 import { isRolled, rollSession } from "./roll-session";
 
+const nextSession = (session: string) => sessionOnOrAfter(addDays(session, 1));
+
 /**
- * The line between the stored session and the next in the feed, while the stored one is not
- * rolled: a trade or quote of a later session waits behind it until the roll has read the session
- * it ends (its volumes, marks and bar would otherwise be the next session's by then). The roll is
- * normally done at 16:30 ET (`followSessionRolls`); this is for a feed that reaches the next
- * session first — an ingestor restarted after a night away, a replay of several sessions.
+ * The line between the sessions of a feed: a trade or quote of a session after the open one (its
+ * execution or sample time from the New York midnight of the next session on) waits in its lane
+ * until the stored session has been rolled, since the roll reads what that session closed on (its
+ * volumes, marks and bar), which the next session's writes replace. The open session is the stored
+ * one until it is rolled (normally at 16:30 ET, by `followSessionRolls`), then the next. This is
+ * for a feed that reaches the next session first: an ingestor restarted after a night away, a
+ * replay of several sessions.
  */
 export class SessionBarrier {
-  /** Epoch ms from which an event is of a later session than the stored one; Infinity while none is held. */
+  /** Epoch ms from which an event is of a later session than the open one. */
   private holdFrom = Infinity;
   private rolling: Promise<void> | null = null;
+  private retrying: Promise<void> | null = null;
 
   private constructor(
-    private session: string | null,
-    rolled: boolean,
+    /** The market's session as stored (`market_state`), and whether it has been rolled. */
+    private stored: { session: string; rolled: boolean } | null,
+    /** The latest session whose events are written now. */
+    private open: string | null,
   ) {
-    this.setHold(rolled);
+    this.holdAfter(open);
   }
 
   /** The barrier of the market stored in `db`. */
   static async of(db: IngestDatabase): Promise<SessionBarrier> {
     const { rows } = await db.typedQuery(`select session_date::text as d from market_state where id = 1`);
-    const session = (rows[0]?.d as string | undefined) ?? null;
-    return new SessionBarrier(session, session === null || (await isRolled(db.typedQuery, session)));
+    const session = rows[0]?.d as string | undefined;
+    if (session === undefined) return new SessionBarrier(null, null);
+    const rolled = await isRolled(db.typedQuery, session);
+    return new SessionBarrier({ session, rolled }, rolled ? nextSession(session) : session);
   }
 
   /** Whether an event of this instant (a trade's execution, a sample's minute) waits for the roll. */
@@ -33,39 +42,54 @@ export class SessionBarrier {
     return eventMs >= this.holdFrom;
   }
 
+  /** A roll under way: nothing is written meanwhile. */
+  get rollingNow(): boolean {
+    return this.rolling !== null;
+  }
+
+  /** The roll under way, or the wait after one that failed. */
   get busy(): Promise<void> | null {
-    return this.rolling;
+    return this.rolling ?? this.retrying;
   }
 
-  /** A roll may start: events may be held for it and none is under way. */
+  /** Whether the held events may be let through now (`pass`): none is under way and none failed within the retry delay. */
   get ready(): boolean {
-    return this.holdFrom !== Infinity && this.rolling === null;
+    return this.holdFrom !== Infinity && this.rolling === null && this.retrying === null;
   }
 
-  /** The quotes lane wrote a sample of `session`: a later session than the stored one is the market's now, not rolled. */
+  /** The quotes lane wrote a sample of `session`: a later one than stored is the market's now, not rolled. */
   moved(session: string): void {
-    if (this.session !== null && session <= this.session) return;
-    this.session = session;
-    this.setHold(false);
+    if (this.stored !== null && session <= this.stored.session) return;
+    this.stored = { session, rolled: false };
+    if (this.open === null || session > this.open) this.holdAfter((this.open = session));
   }
 
   /**
-   * Rolls the stored session (once: the 16:30 follower may have done it meanwhile, and the steps
-   * done are skipped); the events held go on after it. After a failure it stays busy for
-   * `retryMs`, then may be started again.
+   * Lets the next session's events through: the stored session rolled first if it is open and
+   * not rolled (once: the 16:30 follower may have done it meanwhile, and the steps done are
+   * skipped), then the next session opened. A failed roll is retried after `retryMs`.
    */
-  roll(db: IngestDatabase, log: (fields: Record<string, unknown>) => void, retryMs: number): Promise<void> {
-    const session = this.session!;
+  pass(db: IngestDatabase, log: (fields: Record<string, unknown>) => void, retryMs: number): Promise<void> {
+    const stored = this.stored;
+    const open = this.open!;
+    if (stored === null || stored.rolled || stored.session !== open) {
+      // The open session has no quotes stored (the feed skipped it): nothing to roll.
+      this.holdAfter((this.open = nextSession(open)));
+      return Promise.resolve();
+    }
     const started = performance.now();
-    this.rolling ??= rollSession(db, session)
+    this.rolling ??= rollSession(db, stored.session)
       .then((steps) => {
-        this.setHold(true);
+        stored.rolled = true;
+        this.holdAfter((this.open = nextSession(open)));
         if (steps.length > 0)
-          log({ event: "session_rolled", session, steps, ms: Math.round(performance.now() - started), before: "next_session" });
+          log({ event: "session_rolled", session: open, steps, ms: Math.round(performance.now() - started), before: "next_session" });
       })
-      .catch(async (error: unknown) => {
-        log({ event: "session_roll_failed", session, error: error instanceof Error ? error.message : String(error) });
-        await new Promise((resolve) => setTimeout(resolve, retryMs));
+      .catch((error: unknown) => {
+        log({ event: "session_roll_failed", session: open, error: error instanceof Error ? error.message : String(error) });
+        this.retrying = new Promise<void>((resolve) => setTimeout(resolve, retryMs)).then(() => {
+          this.retrying = null;
+        });
       })
       .finally(() => {
         this.rolling = null;
@@ -73,8 +97,8 @@ export class SessionBarrier {
     return this.rolling;
   }
 
-  /** Events from the New York midnight of the session after the stored one wait while it is not rolled. */
-  private setHold(rolled: boolean): void {
-    this.holdFrom = rolled || this.session === null ? Infinity : newYorkInstant(sessionOnOrAfter(addDays(this.session, 1)), 0).getTime();
+  /** Events from the New York midnight of the session after `session` wait. */
+  private holdAfter(session: string | null): void {
+    this.holdFrom = session === null ? Infinity : newYorkInstant(nextSession(session), 0).getTime();
   }
 }

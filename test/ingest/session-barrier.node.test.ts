@@ -92,4 +92,29 @@ describe("a feed that reaches the next session before the stored one was rolled 
     const baselines = await db.typedQuery(`select count(*)::int as n from screener_baselines where session_date = '2026-07-06'`);
     expect(baselines.rows[0]!.n).toBeGreaterThan(0);
   }, 120_000);
+
+  it("given two sessions at once, rolls each before the next: a replay of several sessions", async () => {
+    const stream = new OpraStream();
+    // Tuesday 07-07 and Wednesday 07-08, read in one go: both days' events queued before the first is written.
+    await run([
+      stream.trade(contract, "2026-07-07T13:30:30Z", 2.9, 5, 2.8, 3.0),
+      stream.quote(contract, "2026-07-07T13:31:00Z", 2.8, 3.0, 2.9),
+      stream.trade(contract, "2026-07-08T13:30:30Z", 3.1, 2, 3.0, 3.2),
+      stream.quote(contract, "2026-07-08T13:31:00Z", 3.0, 3.2, 3.1),
+    ]);
+    for (const session of ["2026-07-06", "2026-07-07"]) expect(await isRolled(db.typedQuery, session), session).toBe(true);
+    expect(await isRolled(db.typedQuery, "2026-07-08")).toBe(false);
+    const history = await db.typedQuery(
+      `select date::text as d, volume, mark from option_daily where option_symbol = $1 and date > $2 order by 1`,
+      [contract.symbol, SESSION],
+    );
+    expect(history.rows).toEqual([
+      { d: "2026-07-06", volume: 3, mark: expect.closeTo(2.7, 12) as number },
+      { d: "2026-07-07", volume: 5, mark: expect.closeTo(2.9, 12) as number },
+    ]);
+    const wednesday = await quote();
+    expect(wednesday.volume).toBe(2);
+    const state = await db.typedQuery(`select session_date::text as d from market_state`);
+    expect(state.rows[0]!.d).toBe("2026-07-08");
+  }, 120_000);
 });

@@ -66,6 +66,14 @@ describe("the session roll, after a regular close before a holiday and a weekend
     expect(await dueSession(db, new Date("2026-07-02T20:30:00Z"))).toBe(SESSION);
     await db.typedQuery(`update market_state set as_of = '2026-07-02T20:31:00Z'`);
     expect(await dueSession(db, new Date("2026-07-02T21:00:00Z"))).toBeNull();
+    // Nothing written after 15:00 (the ingestor stopped then): the session barrier rolls it once the feed's replay has.
+    await db.typedQuery(`update market_state set as_of = '2026-07-02T19:00:00Z'`);
+    await db.typedQuery(`update market_versions set as_of = least(as_of, '2026-07-02T19:00:00Z')`);
+    expect(await dueSession(db, new Date("2026-07-03T14:00:00Z"))).toBeNull();
+    // A write of the close's sample (its data time in `market_versions`) makes it due.
+    await db.typedQuery(`insert into market_versions (scope, version, as_of) values ('AAPL', 1, '2026-07-02T20:00:00Z')
+      on conflict (scope) do update set as_of = excluded.as_of`);
+    expect(await dueSession(db, new Date("2026-07-03T14:00:00Z"))).toBe(SESSION);
     await restore(db);
   });
 
