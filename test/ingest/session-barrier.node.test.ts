@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { MarketEvent } from "../../ingest/events";
+import type { IngestDatabase } from "../../ingest/pipeline/database";
 import { Ingestor } from "../../ingest/pipeline/ingestor";
 import { markSql } from "../../ingest/quotes/mark";
 import { isRolled } from "../../ingest/session/roll-session";
@@ -116,5 +117,36 @@ describe("a feed that reaches the next session before the stored one was rolled 
     expect(wednesday.volume).toBe(2);
     const state = await db.typedQuery(`select session_date::text as d from market_state`);
     expect(state.rows[0]!.d).toBe("2026-07-08");
+  }, 120_000);
+
+  it("retries a roll that failed (the database away), writing nothing of the next session meanwhile", async () => {
+    const stream = new OpraStream();
+    let failures = 1;
+    // The real database, refusing the roll's first transaction once.
+    const flaky: IngestDatabase = {
+      typedQuery: (text, params) => db.typedQuery(text, params),
+      typedTransaction: (body) =>
+        db.typedTransaction((query, copy) =>
+          body(async (text, params) => {
+            if (text.includes("insert into option_daily") && failures-- > 0) throw new Error("connection lost");
+            return query(text, params);
+          }, copy),
+        ),
+    };
+    const log: Record<string, unknown>[] = [];
+    const ingestor = await Ingestor.start(flaky, { feed: FEED, log: (f) => log.push(f), lane: { maxRetryMs: 50 } });
+    for (const e of [
+      stream.trade(contract, "2026-07-09T13:30:30Z", 3.3, 4, 3.2, 3.4),
+      stream.quote(contract, "2026-07-09T13:31:00Z", 3.2, 3.4, 3.3),
+    ])
+      await ingestor.accept(e);
+    await ingestor.drain({ endOfFeed: true });
+    const events = log.map((f) => f.event).filter((e) => String(e).startsWith("session_roll"));
+    expect(events).toEqual(["session_roll_failed", "session_rolled"]);
+    expect(await isRolled(db.typedQuery, "2026-07-08")).toBe(true);
+    // The Wednesday's history is the Wednesday's (its one trade), though the roll ran twice.
+    const day = await db.typedQuery(`select volume from option_daily where option_symbol = $1 and date = '2026-07-08'`, [contract.symbol]);
+    expect(day.rows[0]!.volume).toBe(2);
+    expect((await quote()).volume).toBe(4);
   }, 120_000);
 });
