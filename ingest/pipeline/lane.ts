@@ -68,9 +68,10 @@ export class Lane<E extends { position: FeedPosition }> {
 
   /**
    * Starts a write if none is in flight: of the receive times before `clock` (complete), or — the
-   * feed quiet (`settled`) or ended (`ended`) — of every queued one, up to the first held event. Only at the end is the newest
-   * known complete; after a quiet spell more of it may still come, so the write leaves the
-   * position before it and those late events are written when they arrive.
+   * feed quiet (`settled`) or ended (`ended`) — of every queued one; never of a held event or any
+   * after it (a receive time is held by its first event). Only at the end is the newest known
+   * complete; after a quiet spell more of it may still come, so the write leaves the position
+   * before it and those late events are written when they arrive.
    */
   pump(clock: bigint, settled: boolean, next: () => void, ended = false): void {
     if (this.writing || this.queue.length === 0) return;
