@@ -272,11 +272,7 @@ export class Ingestor {
       (first, lane) => (lane.head!.position.tsRecv < first ? lane.head!.position.tsRecv : first),
       held[0]!.head!.position.tsRecv,
     );
-    const lanes: Record<LaneName, Pick<Lane<MarketEvent>, "queued" | "held" | "head" | "busy">> = {
-      trades: this.trades,
-      quotes: this.quotes,
-      contracts: this.contracts,
-    };
+    const lanes = { trades: this.trades, quotes: this.quotes, contracts: this.contracts };
     return LANES.every((name) => {
       const lane = lanes[name];
       const before = lane.queued > 0 && !lane.held && lane.head!.position.tsRecv < at;
