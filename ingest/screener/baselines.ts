@@ -5,7 +5,8 @@ import type { IngestDatabase } from "../pipeline/database";
 export const BASELINE_SESSIONS = 30;
 
 /**
- * Rewrites every listed contract's baseline for `session` from `option_daily` in one transaction
+ * Rewrites every listed contract's baseline for `session` from `option_daily`, and every
+ * underlying's history figures (below), in one transaction
  * (a partition built meanwhile reads the old baselines or the new, never none): the sessions'
  * count, average and standard deviation of volume and open interest, average IV and mark. A
  * contract without history has no row: its averages are null, its z-scores too. The baselines of
@@ -35,5 +36,47 @@ export async function writeBaselines(db: IngestDatabase, session: string): Promi
        join option_quotes q on q.option_symbol = b.option_symbol`,
       [from, session],
     );
+    await query(
+      `delete from screener_underlying_baselines where session_date = $1::date
+          or session_date is distinct from (select session_date from market_state where id = 1)`,
+      [session],
+    );
+    await query(UNDERLYING_BASELINES, [session]);
   });
 }
+
+/**
+ * The underlyings' figures for session $1: from `equity_daily` up to it, the 52-week (365-day)
+ * range, the averages of the last 50 and 200 closes and the 14-session RSI (Cutler's, simple
+ * averages); from `iv_daily` before it, the 52-week high and low of the 30-day IV, each on the
+ * latest day it was reached. A build merges the session's own IV (rewritten every minute) into the
+ * extremes. Sums in date order, as above.
+ */
+const UNDERLYING_BASELINES = `
+insert into screener_underlying_baselines (session_date, symbol, low52, high52, avg50, avg200, rsi, iv_high, iv_high_date, iv_low, iv_low_date)
+with eq as (
+  select e.symbol, e.date, e.close, e.high, e.low,
+    row_number() over (partition by e.symbol order by e.date desc) as n,
+    e.close - lag(e.close) over (partition by e.symbol order by e.date) as change
+  from equity_daily e where e.date <= $1::date
+),
+eq_stats as (
+  select eq.symbol,
+    min(eq.low) filter (where eq.date > $1::date - 365) as low52, max(eq.high) filter (where eq.date > $1::date - 365) as high52,
+    avg(eq.close order by eq.date) filter (where eq.n <= 50) as avg50, avg(eq.close order by eq.date) filter (where eq.n <= 200) as avg200,
+    sum(greatest(eq.change, 0) order by eq.date) filter (where eq.n <= 14) as gains,
+    sum(greatest(-eq.change, 0) order by eq.date) filter (where eq.n <= 14) as losses,
+    count(eq.change) filter (where eq.n <= 14) as changes
+  from eq group by eq.symbol
+),
+iv_stats as (
+  select i.symbol, max(i.iv) as high, min(i.iv) as low,
+    (array_agg(i.date order by i.iv desc, i.date desc))[1] as high_date,
+    (array_agg(i.date order by i.iv asc, i.date desc))[1] as low_date
+  from iv_daily i where i.date > $1::date - 365 and i.date < $1::date and i.iv > 0
+  group by i.symbol
+)
+select $1::date, coalesce(s.symbol, v.symbol), s.low52, s.high52, s.avg50, s.avg200,
+  case when s.changes = 14 then case when s.losses = 0 then 100 else 100 - 100 / (1 + s.gains / s.losses) end end,
+  v.high, v.high_date, v.low, v.low_date
+from eq_stats s full join iv_stats v on v.symbol = s.symbol`;

@@ -15,8 +15,10 @@ const inRange = (column: string) => `($2::text is null or ${column} >= $2) and (
  * statement; $1 the early-close days (13:00 ET) expirations may fall on, $4 the market's session,
  * $5 its time (a quote's when it has none) and $6 its risk-free rate (read by the caller in the
  * build's transaction: as parameters, the planner estimates each range's rows rightly). The
- * 30-session baselines come from `screener_baselines` (the current session's); everything else
- * from the current quotes, IVs and company data. Metrics mirror `src/analytics/screener-metrics.ts`
+ * contracts' 30-session baselines come from `screener_baselines` and the underlyings' history
+ * figures from `screener_underlying_baselines` (the current session's: the session's own IV,
+ * rewritten every minute, is merged into the 52-week extremes here); everything else from the
+ * current quotes, IVs and company data. Metrics mirror `src/analytics/screener-metrics.ts`
  * (tests hold them to each other); the probability uses `ods_norm_cdf` (migration 0008) with the
  * chain's time convention: 365-day years to 09:30 ET (AM-settled) or the close (PM-settled) of the
  * expiration day.
@@ -35,28 +37,8 @@ insert into ${table} (${Object.values(getTableColumns(screenerContracts))
   .map((c) => `"${c.name}"`)
   .join(", ")})
 with hist as (select h.* from screener_baselines h where h.session_date = $4 and ${inRange("h.underlying")}),
-eq as (
-  select e.symbol, e.date, e.close, e.high, e.low,
-    row_number() over (partition by e.symbol order by e.date desc) as n,
-    e.close - lag(e.close) over (partition by e.symbol order by e.date) as change
-  from equity_daily e where e.date <= $4 and ${inRange("e.symbol")}
-),
-eq_stats as (
-  select eq.symbol,
-    min(eq.low) filter (where eq.date > $4::date - 365) as low52, max(eq.high) filter (where eq.date > $4::date - 365) as high52,
-    avg(eq.close) filter (where eq.n <= 50) as avg50, avg(eq.close) filter (where eq.n <= 200) as avg200,
-    sum(greatest(eq.change, 0)) filter (where eq.n <= 14) as gains, sum(greatest(-eq.change, 0)) filter (where eq.n <= 14) as losses,
-    count(eq.change) filter (where eq.n <= 14) as changes
-  from eq group by eq.symbol
-),
-iv_stats as (
-  select i.symbol, max(i.iv) as high, min(i.iv) as low,
-    (array_agg(i.date order by i.iv desc, i.date desc))[1] as high_date,
-    (array_agg(i.date order by i.iv asc, i.date desc))[1] as low_date,
-    max(i.iv) filter (where i.date = $4) as current
-  from iv_daily i where i.date > $4::date - 365 and i.date <= $4 and i.iv > 0 and ${inRange("i.symbol")}
-  group by i.symbol
-),
+ub as (select b.* from screener_underlying_baselines b where b.session_date = $4 and ${inRange("b.symbol")}),
+iv_today as (select i.symbol, i.iv from iv_daily i where i.date = $4 and i.iv > 0 and ${inRange("i.symbol")}),
 next_earnings as (
   select distinct on (e.symbol) e.symbol, e.earnings_date from earnings e
   where e.earnings_date >= $4 and ${inRange("e.symbol")} order by e.symbol, e.earnings_date
@@ -69,15 +51,16 @@ und as materialized (
   select u.symbol, u.asset_type, u.industry, u.sector, u.rating, u.consensus, u.logo_url, u.market_cap, u.pe_ratio,
     u.dividend_yield, u.dividend_frequency, u.overall_score, u.dcf_score, u.roe_score, u.roa_score, u.de_score, u.pe_score, u.pb_score,
     eqq.price as equity_price,
-    case when s.changes = 14 then case when s.losses = 0 then 100 else 100 - 100 / (1 + s.gains / s.losses) end end as rsi,
-    s.low52, s.high52, s.avg50, s.avg200,
-    iv.current as iv_current, iv.low as iv_low, iv.low_date as iv_low_date, iv.high as iv_high, iv.high_date as iv_high_date,
+    b.rsi, b.low52, b.high52, b.avg50, b.avg200,
+    t.iv as iv_current,
+    least(b.iv_low, t.iv) as iv_low, case when t.iv <= coalesce(b.iv_low, 'infinity') then $4::date else b.iv_low_date end as iv_low_date,
+    greatest(b.iv_high, t.iv) as iv_high, case when t.iv >= coalesce(b.iv_high, 0) then $4::date else b.iv_high_date end as iv_high_date,
     ne.earnings_date, nd.amount as dividend_amount, nd.ex_date as dividend_date, nd.pay_date as dividend_pay_date,
     coalesce(nd.is_estimated, false) as dividend_is_estimated
   from underlyings u
   left join equity_quotes eqq on eqq.symbol = u.symbol
-  left join eq_stats s on s.symbol = u.symbol
-  left join iv_stats iv on iv.symbol = u.symbol
+  left join ub b on b.symbol = u.symbol
+  left join iv_today t on t.symbol = u.symbol
   left join next_earnings ne on ne.symbol = u.symbol
   left join next_dividend nd on nd.symbol = u.symbol
   where ${inRange("u.symbol")}

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seedMarket } from "../../scripts/generator/seed-market";
 import { rebuildScreener } from "../../scripts/db/screener-rebuild";
+import { rebuildAllPartitions } from "../../ingest/screener/partitions";
 import { openBackend, type SqlBackend } from "../../scripts/sql-endpoint/sql-backend";
+import { ivRank } from "../../src/analytics/iv-rank";
 import { normCdf } from "../../src/analytics/normal";
 import {
   annualizedReturn,
@@ -14,6 +16,7 @@ import {
   yieldPercent,
   zScore,
 } from "../../src/analytics/screener-metrics";
+import { addDays } from "../../src/domain/calendar";
 import { yearsToExpiry } from "../../src/domain/market-clock";
 import vectors from "../fixtures/published-vectors.json";
 
@@ -158,6 +161,81 @@ describe("the screener table built by SQL", () => {
     }
     expect(chains.size).toBeGreaterThan(100);
     expect(tied).toBeGreaterThan(0);
+  });
+
+  it("underlyings' figures follow their history, and each build merges the session's IV into the 52-week extremes", async () => {
+    const session = (await backend.typedQuery("select session_date::text as d from market_state")).rows[0]!.d as string;
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    // Cutler's RSI: the last 14 changes of the closes, simple averages.
+    const rsi = (closes: number[]) => {
+      const changes = closes.slice(-15).flatMap((c, i, a) => (i ? [c - a[i - 1]!] : []));
+      if (changes.length < 14) return null;
+      const gains = changes.reduce((a, c) => a + Math.max(c, 0), 0);
+      const losses = changes.reduce((a, c) => a + Math.max(-c, 0), 0);
+      return losses === 0 ? 100 : 100 - 100 / (1 + gains / losses);
+    };
+    const latestAt = (series: { date: string; iv: number }[], iv: number | null) =>
+      iv === null ? null : series.filter((o) => o.iv === iv).reduce((d, o) => (o.date > d ? o.date : d), "");
+    const check = async () => {
+      const { rows } = await backend.typedQuery(
+        `select distinct on (s.symbol) s.symbol, s.rsi, s.fifty_day_average as avg50, s.two_hundred_day_average as avg200,
+                s.fifty_two_week_low as low52, s.fifty_two_week_high as high52, s.stock_iv, s.ivr,
+                s.lowest_stock_iv as iv_low, s.lowest_stock_iv_date::text as iv_low_date,
+                s.highest_stock_iv as iv_high, s.highest_stock_iv_date::text as iv_high_date,
+                array(select json_build_object('date', e.date, 'close', e.close, 'low', e.low, 'high', e.high) from equity_daily e
+                       where e.symbol = s.symbol and e.date <= $1::date order by e.date) as bars,
+                array(select json_build_object('date', i.date, 'iv', i.iv) from iv_daily i
+                       where i.symbol = s.symbol and i.date > $1::date - 365 and i.date <= $1::date and i.iv > 0 order by i.date) as ivs
+           from screener_contracts s order by s.symbol`,
+        [session],
+      );
+      for (const r of rows) {
+        const symbol = r.symbol as string;
+        const bars = r.bars as { date: string; close: number; low: number; high: number }[];
+        const closes = bars.map((b) => b.close);
+        const year = bars.filter((b) => b.date > addDays(session, -365));
+        expect(r.avg50 as number, symbol).toBeCloseTo(mean(closes.slice(-50)), 9);
+        expect(r.avg200 as number, symbol).toBeCloseTo(mean(closes.slice(-200)), 9);
+        expect(r.low52, symbol).toBe(Math.min(...year.map((b) => b.low)));
+        expect(r.high52, symbol).toBe(Math.max(...year.map((b) => b.high)));
+        const expectedRsi = rsi(closes);
+        if (expectedRsi === null) expect(r.rsi, symbol).toBeNull();
+        else expect(r.rsi as number, symbol).toBeCloseTo(expectedRsi, 9);
+        const ivs = r.ivs as { date: string; iv: number }[];
+        const current = ivs.find((o) => o.date === session)?.iv ?? null;
+        const rank = ivRank({ asOf: session, current, history: ivs });
+        expect(r.stock_iv, symbol).toBe(current === null ? null : current * 100);
+        if (rank.ivr === null) expect(r.ivr, symbol).toBeNull();
+        else expect(r.ivr as number, symbol).toBeCloseTo(rank.ivr, 9);
+        expect(r.iv_low, symbol).toBe(rank.ivLow52w === null ? null : rank.ivLow52w * 100);
+        expect(r.iv_high, symbol).toBe(rank.ivHigh52w === null ? null : rank.ivHigh52w * 100);
+        expect(r.iv_low_date, symbol).toBe(latestAt(ivs, rank.ivLow52w));
+        expect(r.iv_high_date, symbol).toBe(latestAt(ivs, rank.ivHigh52w));
+      }
+      return rows;
+    };
+    const seeded = await check();
+    const ranked = seeded.filter((r) => r.ivr !== null).map((r) => r.symbol as string);
+    expect(ranked.length).toBeGreaterThan(3);
+    expect(seeded.filter((r) => r.rsi !== null).length).toBeGreaterThan(3);
+    // A minute's IVs (the session's iv_daily row) without a roll: a new high, a new low, a tie with the high, none.
+    const [high, low, tie, none] = ranked;
+    await backend.typedQuery(
+      `update iv_daily i set iv = case i.symbol
+         when $2 then (select max(h.iv) * 1.5 from iv_daily h where h.symbol = i.symbol)
+         when $3 then (select min(h.iv) / 2 from iv_daily h where h.symbol = i.symbol)
+         else (select max(h.iv) from iv_daily h where h.symbol = i.symbol and h.date > $1::date - 365 and h.date < $1::date) end
+       where i.date = $1::date and i.symbol in ($2, $3, $4)`,
+      [session, high, low, tie],
+    );
+    await backend.typedQuery("delete from iv_daily where date = $1::date and symbol = $2", [session, none]);
+    await rebuildAllPartitions(backend);
+    const moved = new Map((await check()).map((r) => [r.symbol as string, r]));
+    expect(moved.get(high!)).toMatchObject({ ivr: 100, iv_high_date: session });
+    expect(moved.get(low!)).toMatchObject({ ivr: 0, iv_low_date: session });
+    expect(moved.get(tie!)).toMatchObject({ ivr: 100, iv_high_date: session });
+    expect(moved.get(none!)).toMatchObject({ stock_iv: null, ivr: null });
+    expect(moved.get(none!)!.iv_high_date).not.toBe(session);
   });
 
   it("a rebuild swaps in new partitions under the same key and indexes", async () => {

@@ -15,6 +15,7 @@ const ROLLED: Record<string, string> = {
   equity_quotes: "symbol",
   iv_daily: "symbol, date",
   screener_baselines: "session_date, underlying, option_symbol",
+  screener_underlying_baselines: "session_date, symbol",
 };
 /** Restored before each roll of the crash cases, with the bookkeeping the roll moves. */
 const RESTORED = [...Object.keys(ROLLED), "session_rolls", "market_versions", "market_state"];
@@ -132,6 +133,16 @@ describe("the session roll, after a regular close before a holiday and a weekend
       [sample.option_symbol],
     );
     expect(samples.rows[0]!.samples).toBe(samples.rows[0]!.n);
+    // The underlyings' figures of the next session: the closes up to it (this session's bar too), the IVs before it.
+    const figures = await db.typedQuery(
+      `select b.session_date::text as d, b.avg50,
+              (select avg(c.close) from (select e.close from equity_daily e where e.symbol = b.symbol order by e.date desc limit 50) c) as expected,
+              b.iv_high, (select max(i.iv) from iv_daily i where i.symbol = b.symbol and i.date > '2025-07-06' and i.date < b.session_date) as expected_high
+         from screener_underlying_baselines b where b.symbol = 'AAPL' order by 1`,
+    );
+    expect(figures.rows.map((r) => r.d)).toEqual([SESSION, "2026-07-06"]);
+    expect(figures.rows[1]!.avg50 as number).toBeCloseTo(figures.rows[1]!.expected as number, 9);
+    expect(figures.rows[1]!.iv_high).toBe(figures.rows[1]!.expected_high);
 
     expect(await isRolled(db.typedQuery, SESSION)).toBe(true);
     expect(await dueSession(db, new Date("2026-07-03T12:00:00Z"))).toBeNull();

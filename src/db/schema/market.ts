@@ -451,6 +451,31 @@ export const screenerBaselines = pgTable(
   (t) => [primaryKey({ columns: [t.sessionDate, t.underlying, t.optionSymbol] })],
 );
 
+/**
+ * Each underlying's history figures for a session (the sessions before it, as `equity_daily` and
+ * `iv_daily` held them when the session's baselines were written): fixed for the session, so a
+ * minute's screener refresh merges only today's IV into them instead of aggregating a year.
+ */
+export const screenerUnderlyingBaselines = pgTable(
+  "screener_underlying_baselines",
+  {
+    sessionDate: day("session_date").notNull(),
+    symbol: text("symbol").notNull(),
+    /** 52-week range, 50- and 200-session averages and the 14-session RSI of the closes. */
+    low52: doublePrecision("low52"),
+    high52: doublePrecision("high52"),
+    avg50: doublePrecision("avg50"),
+    avg200: doublePrecision("avg200"),
+    rsi: doublePrecision("rsi"),
+    /** The 30-day ATM IV's highest and lowest of the window before the session (decimal), each on its latest day. */
+    ivHigh: doublePrecision("iv_high"),
+    ivHighDate: day("iv_high_date"),
+    ivLow: doublePrecision("iv_low"),
+    ivLowDate: day("iv_low_date"),
+  },
+  (t) => [primaryKey({ columns: [t.sessionDate, t.symbol] })],
+);
+
 /** The steps of each session's roll done (`ingest/session/roll-session.ts`): a rerun skips them. */
 export const sessionRolls = pgTable(
   "session_rolls",
