@@ -1,5 +1,6 @@
 import { addDays, newYorkInstant, sessionOnOrAfter } from "../../src/domain/calendar";
 import type { IngestDatabase } from "../pipeline/database";
+import { writeBaselines } from "../screener/baselines";
 import { isRolled, rollSession } from "./roll-session";
 
 const nextSession = (session: string) => sessionOnOrAfter(addDays(session, 1));
@@ -67,24 +68,33 @@ export class SessionBarrier {
   /**
    * Lets the next session's events through: the stored session rolled first if it is open and
    * not rolled (once: the 16:30 follower may have done it meanwhile, and the steps done are
-   * skipped), then the next session opened. A failed roll is retried after `retryMs`.
+   * skipped), then the next session opened. When the feed skipped the open session (no quotes of
+   * it stored: nothing to roll), the next session's baselines are written here, as that session's
+   * roll would have. A failed roll or write is retried after `retryMs`.
    */
   pass(db: IngestDatabase, log: (fields: Record<string, unknown>) => void, retryMs: number): Promise<void> {
     const stored = this.stored;
     const open = this.open!;
-    if (stored === null || stored.rolled || stored.session !== open) {
-      // The open session has no quotes stored (the feed skipped it): nothing to roll.
-      this.holdAfter((this.open = nextSession(open)));
+    const next = nextSession(open);
+    if (stored === null) {
+      this.holdAfter((this.open = next));
       return Promise.resolve();
     }
+    const skipped = stored.rolled || stored.session !== open;
     const started = performance.now();
-    this.rolling ??= rollSession(db, stored.session)
-      .then((steps) => {
-        stored.rolled = true;
-        this.holdAfter((this.open = nextSession(open)));
-        if (steps.length > 0)
-          log({ event: "session_rolled", session: open, steps, ms: Math.round(performance.now() - started), before: "next_session" });
-      })
+    const done = (fields: Record<string, unknown>) => {
+      this.holdAfter((this.open = next));
+      log({ ...fields, ms: Math.round(performance.now() - started), before: "next_session" });
+    };
+    this.rolling ??= (
+      skipped
+        ? writeBaselines(db, next).then(() => done({ event: "session_skipped", session: open, baselines: next }))
+        : rollSession(db, stored.session).then((steps) => {
+            stored.rolled = true;
+            if (steps.length > 0) done({ event: "session_rolled", session: open, steps });
+            else this.holdAfter((this.open = next));
+          })
+    )
       .catch((error: unknown) => {
         log({ event: "session_roll_failed", session: open, error: error instanceof Error ? error.message : String(error) });
         this.retrying = new Promise<void>((resolve) => setTimeout(resolve, retryMs)).then(() => {

@@ -149,4 +149,28 @@ describe("a feed that reaches the next session before the stored one was rolled 
     expect(day.rows[0]!.volume).toBe(2);
     expect((await quote()).volume).toBe(4);
   }, 120_000);
+
+  it("over a session the feed skipped, rolls the stored one and writes the baselines of the session it reaches", async () => {
+    const stream = new OpraStream();
+    // Thursday 07-09 is stored; the feed has nothing of Friday 07-10 and goes on with Monday 07-13.
+    await run([
+      stream.trade(contract, "2026-07-13T13:30:30Z", 3.5, 6, 3.4, 3.6),
+      stream.quote(contract, "2026-07-13T13:31:00Z", 3.4, 3.6, 3.5),
+    ]);
+    expect(await isRolled(db.typedQuery, "2026-07-09")).toBe(true);
+    expect(logged).toContainEqual(expect.objectContaining({ event: "session_skipped", session: "2026-07-10", baselines: "2026-07-13" }));
+    const state = await db.typedQuery(`select session_date::text as d from market_state`);
+    expect(state.rows[0]!.d).toBe("2026-07-13");
+    expect((await quote()).volume).toBe(6);
+    // The screener's baselines of the session reached (the contracts' and the underlyings'), written before it opened,
+    // beside the Thursday's the screener served until then; the Friday's, which its roll wrote, are gone.
+    for (const table of ["screener_baselines", "screener_underlying_baselines"]) {
+      const sessions = await db.typedQuery(`select session_date::text as d, count(*)::int as n from ${table} group by 1 order by 1`);
+      expect(
+        sessions.rows.map((r) => r.d),
+        table,
+      ).toEqual(["2026-07-09", "2026-07-13"]);
+      expect(sessions.rows[1]!.n, table).toBeGreaterThan(0);
+    }
+  }, 120_000);
 });
