@@ -452,9 +452,10 @@ export const screenerBaselines = pgTable(
 );
 
 /**
- * Each underlying's history figures for a session (the sessions before it, as `equity_daily` and
- * `iv_daily` held them when the session's baselines were written): fixed for the session, so a
- * minute's screener refresh merges only today's IV into them instead of aggregating a year.
+ * Each underlying's history figures for a session (its bars up to the session and its IVs before
+ * it, as `equity_daily` and `iv_daily` held them when the session's baselines were written): fixed
+ * for the session, so a minute's screener refresh merges only the session's IV into them instead
+ * of aggregating a year.
  */
 export const screenerUnderlyingBaselines = pgTable(
   "screener_underlying_baselines",
