@@ -62,12 +62,21 @@ const probeRoutes = [
 
 export const app = newApp([...routes, ...probeRoutes]);
 
-let ip = 0;
+let calls = 0;
+/**
+ * A fresh client address for each call, from 100.64.0.0/10, which no test names: tests share the
+ * isolate and its `AuthGuard`s, so an address another test locked out (192.0.2.50 and .60 for 300 s)
+ * would turn a probe's 401 into a 429, depending on the files' order.
+ */
+const nextClientIp = () => {
+  const n = ++calls;
+  return `100.64.${(n >> 8) & 63}.${n & 255}`;
+};
 
 /** One request through the app with the real bindings; waits for its deferred work (the release). */
 export async function probeCall(path: string, init: RequestInit = {}, env = testEnv): Promise<Response> {
   const headers = new Headers(init.headers);
-  if (!headers.has("CF-Connecting-IP")) headers.set("CF-Connecting-IP", `192.0.2.${++ip % 250}`);
+  if (!headers.has("CF-Connecting-IP")) headers.set("CF-Connecting-IP", nextClientIp());
   const ctx = createExecutionContext();
   const res = await app.fetch(new Request(`https://api.test${path}`, { ...init, headers }), env, ctx);
   await waitOnExecutionContext(ctx);
