@@ -19,11 +19,13 @@ export async function writeBaselines(db: IngestDatabase, session: string): Promi
   // changes), and a rerun must give the same baselines. Integers' averages are exact in numeric.
   await db.typedTransaction(async (query) => {
     await query(`set local work_mem = '256MB'`);
-    await query(
-      `delete from screener_baselines where session_date = $1::date
-          or session_date is distinct from (select session_date from market_state where id = 1)`,
-      [session],
-    );
+    for (const table of ["screener_baselines", "screener_underlying_baselines"]) {
+      await query(
+        `delete from ${table} where session_date = $1::date
+            or session_date is distinct from (select session_date from market_state where id = 1)`,
+        [session],
+      );
+    }
     await query(
       `insert into screener_baselines (session_date, underlying, option_symbol, samples, avg_volume, std_volume, avg_oi, std_oi, avg_iv, avg_mark)
        select $2::date, q.underlying, b.* from (
@@ -35,11 +37,6 @@ export async function writeBaselines(db: IngestDatabase, session: string): Promi
          group by h.option_symbol) b
        join option_quotes q on q.option_symbol = b.option_symbol`,
       [from, session],
-    );
-    await query(
-      `delete from screener_underlying_baselines where session_date = $1::date
-          or session_date is distinct from (select session_date from market_state where id = 1)`,
-      [session],
     );
     await query(UNDERLYING_BASELINES, [session]);
   });
