@@ -79,6 +79,7 @@ async function main(): Promise<void> {
     if (!Number.isInteger(nice) || nice < 0 || nice > 19) throw new Error("--ingest-nice takes an integer from 0 to 19");
     return benchIngest({
       ingestNice: nice,
+      ingestLog: args.get("ingest-log"),
       // ~4,100 trades/s offered: the target rate, at which visibility is measured (40× offers ~5,100/s, past what
       // this 2-core machine sustains with the feed, PostgreSQL and the API on it: latency then grows without bound).
       speed: number("speed", 32),

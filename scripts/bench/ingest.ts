@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { appendFileSync } from "node:fs";
 import { setPriority } from "node:os";
 import { createInterface } from "node:readline";
 import { addDays, newYorkInstant, sessionCloseAt, sessionOnOrAfter, todayInNewYork } from "../../src/domain/calendar";
@@ -33,6 +34,8 @@ export interface IngestBenchOptions {
    * vendor's and the ingestor's, which a deployment does not share with the edge.
    */
   ingestNice: number;
+  /** A file every line the ingestor logs is appended to, with the wall time it was read (none: not kept). */
+  ingestLog?: string;
 }
 
 /** A written batch, as the ingestor logged it, with the wall time the benchmark read the line. */
@@ -232,13 +235,14 @@ export async function benchIngest(options: IngestBenchOptions): Promise<void> {
     phase = "setup";
     const setupFrom = Date.now();
     const written: Written[] = [];
-    const screenerBuilds: number[] = [];
+    const screenerBuilds: ScreenerBuild[] = [];
     let openInterestAt = 0;
     const ingestor = child(
       ingestorArgs(["--feed", "databento"]),
       { DATABENTO_API_KEY: feedKey, DATABENTO_GATEWAY: `127.0.0.1:${feedPort}` },
       options.ingestNice,
       (f) => {
+        if (options.ingestLog) appendFileSync(options.ingestLog, `${JSON.stringify({ wallMs: Date.now(), phase, ...f })}\n`);
         if (f.event === "ingest_written" && f.lane === "trades" && Number(f.ms) >= 2_000)
           console.log(`ingestor (${phase} phase): slow ${JSON.stringify(f)}`);
         if (f.event === "ingest_written") {
@@ -249,7 +253,8 @@ export async function benchIngest(options: IngestBenchOptions): Promise<void> {
             newest: BigInt(String(f.newest)),
             at: Date.now(),
           });
-        } else if (f.event === "screener_refreshed" && (phase === "quotes" || phase === "drain")) screenerBuilds.push(Number(f.ms));
+        } else if (f.event === "screener_refreshed" && (phase === "quotes" || phase === "drain"))
+          screenerBuilds.push({ ms: Number(f.ms), fillMs: Number(f.fillMs), indexMs: Number(f.indexMs), analyzeMs: Number(f.analyzeMs) });
         else if (f.event === "ingest_open_interest") openInterestAt = Date.now();
         else if (f.event === "ingest_write_failed" || f.event === "feed_gap") console.log(`ingestor: ${JSON.stringify(f)}`);
         else if (f.event === "ingest_loop_held") console.log(`ingestor (${phase} phase): ${JSON.stringify(f)}`);
@@ -325,8 +330,16 @@ interface Report {
   /** When the IV context of the quote watcher's underlying and the IV ranking changed (wall ms). */
   ivChanges: number[];
   rankingChanges: number[];
-  /** The follower's partition rebuilds from the real-time minutes on, each from its build's start to its swap (ms). */
-  screenerBuilds: number[];
+  /** The follower's partition rebuilds from the real-time minutes on. */
+  screenerBuilds: ScreenerBuild[];
+}
+
+/** A partition's rebuild: from its build's start to its swap, and its steps (ms; the rest is the swap's wait). */
+interface ScreenerBuild {
+  ms: number;
+  fillMs: number;
+  indexMs: number;
+  analyzeMs: number;
 }
 
 function report(r: Report): void {
@@ -411,10 +424,13 @@ function report(r: Report): void {
     `real-time minutes in the screener after the minute's end: p50 ${fmt(p(inScreener, 50))} s, p99 ${fmt(p(inScreener, 99))} s ` +
       `(${inScreener.length} of ${(minutes.length - 1) * r.screenerSeen.size} underlying-minutes seen)`,
   );
+  const step = (of: (b: ScreenerBuild) => number, q: number) => fmt(p(r.screenerBuilds.map(of), q));
+  const swap = (b: ScreenerBuild) => b.ms - b.fillMs - b.indexMs - b.analyzeMs;
   console.log(
     `the screener follower from the real-time minutes on: ${r.screenerBuilds.length} partitions rebuilt ` +
-      `(${(r.screenerBuilds.length / r.options.quoteMinutes).toFixed(1)} a minute), each p50 ${fmt(p(r.screenerBuilds, 50))} s, ` +
-      `p99 ${fmt(p(r.screenerBuilds, 99))} s from its build's start to its swap`,
+      `(${(r.screenerBuilds.length / r.options.quoteMinutes).toFixed(1)} a minute), each p50 ${step((b) => b.ms, 50)} s, ` +
+      `p99 ${step((b) => b.ms, 99)} s from its build's start to its swap; p50 of its steps: rows ${step((b) => b.fillMs, 50)} s, ` +
+      `vacuum and indexes ${step((b) => b.indexMs, 50)} s, analyze ${step((b) => b.analyzeMs, 50)} s, swap ${step(swap, 50)} s`,
   );
   console.log(`real-time minutes committed after the minute's end: p50 ${fmt(p(after, 50))} s, max ${fmt(Math.max(...after))} s`);
   // The first change after each real-time minute's end (before the next minute's end) is that minute showing.
