@@ -1,4 +1,5 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { rankInRange } from "../../../src/analytics/iv-rank";
 import { topIvRoute, topIvrRoute, type TopIvItem } from "../../../src/routes/volatility/top-iv";
 import { apiClient, type ApiClient } from "../../support/api-client";
 import { contractBody } from "../../support/contract";
@@ -74,6 +75,72 @@ describe("GET /v1/stocks/top-iv and /v1/stocks/top-ivr", () => {
     const iv = await contractBody(topIvRoute, await api.get("/v1/stocks/top-iv?limit=100"));
     expect(new Set(body.stocks.map((s) => s.symbol))).toEqual(new Set(iv.stocks.map((s) => s.symbol)));
     for (const s of body.stocks) expect(iv.stocks.find((r) => r.symbol === s.symbol)).toEqual(s);
+  });
+
+  /** Each listed stock's IV, 52-week extremes (the session included) and one-week reference, aggregated from its whole history. */
+  const fromHistory = async (symbols: string[]) => {
+    const rows = await marketSql().query(
+      `select c.symbol, c.iv, max(i.iv) as high, min(i.iv) as low,
+         (select w.iv from iv_daily w where w.symbol = c.symbol and w.date <= c.date - 7 and w.date > c.date - 14 and w.iv > 0
+           order by w.date desc limit 1) as week
+       from iv_daily c join iv_daily i on i.symbol = c.symbol and i.date > c.date - 365 and i.date <= c.date and i.iv > 0
+       where c.date = $1 and c.symbol = any($2::text[]) group by c.symbol, c.iv, c.date`,
+      [session, symbols],
+    );
+    return new Map(rows.map((r) => [r.symbol as string, r as { iv: number; high: number; low: number; week: number | null }]));
+  };
+
+  describe("with a stock at a new 52-week high today", () => {
+    let symbol: string;
+    let stored: number;
+    beforeAll(async () => {
+      // A seeded stock whose extremes come from the session's baselines (written once a session), lifted above them.
+      const [row] = await marketSql().query(
+        `select b.symbol, i.iv, b.iv_high from screener_underlying_baselines b
+           join underlyings u on u.symbol = b.symbol and u.asset_type = 'stock'
+           join iv_daily i on i.symbol = b.symbol and i.date = b.session_date
+         where b.session_date = $1 and b.iv_high > i.iv and b.iv_high < 1.5 order by b.symbol limit 1`,
+        [session],
+      );
+      [symbol, stored] = [row!.symbol as string, row!.iv as number];
+      await marketSql().query("update iv_daily set iv = $3 where symbol = $1 and date = $2", [
+        symbol,
+        session,
+        (row!.iv_high as number) * 1.2,
+      ]);
+      await bumpMarketVersion();
+    });
+    afterAll(async () => {
+      await marketSql().query("update iv_daily set iv = $3 where symbol = $1 and date = $2", [symbol, session, stored]);
+      await bumpMarketVersion();
+    });
+
+    it("ranks it at 100: the session's IV is merged into the extremes stored before it", async () => {
+      const body = await contractBody(topIvrRoute, await api.get("/v1/stocks/top-ivr?limit=100"));
+      expect(body.stocks.find((s) => s.symbol === symbol)?.ivr).toBe(100);
+    });
+
+    it("gives every stock the rank and one-week change of its whole IV history", async () => {
+      const listed = [
+        ...(await contractBody(topIvRoute, await api.get("/v1/stocks/top-iv?limit=100"))).stocks,
+        ...(await contractBody(topIvrRoute, await api.get("/v1/stocks/top-ivr?limit=100"))).stocks,
+      ];
+      const history = await fromHistory(listed.map((s) => s.symbol));
+      // The seeded stocks' extremes come from their baselines; the arranged ones (no baseline row) from their history.
+      const seeded = [...new Set(listed.map((s) => s.symbol))].filter((symbol) => !(symbol in arranged));
+      const [withBaselines] = await marketSql().query(
+        "select count(*)::int as n from screener_underlying_baselines where session_date = $1 and symbol = any($2::text[])",
+        [session, seeded],
+      );
+      expect(seeded.length).toBeGreaterThan(0);
+      expect(withBaselines!.n).toBe(seeded.length);
+      for (const s of listed) {
+        const h = history.get(s.symbol)!;
+        expect(s.stockIV, s.symbol).toBeCloseTo(h.iv * 100, 3);
+        expect(s.ivr, s.symbol).toBeCloseTo(rankInRange(h.iv, h.high, h.low) ?? 0, 6);
+        expect(s.ivChange1w, s.symbol).toBeCloseTo(h.week === null ? 0 : (h.iv - h.week) * 100, 3);
+      }
+    });
   });
 
   it("caps limit at 100 silently and refuses limits below 1 or not integers", async () => {
