@@ -90,34 +90,46 @@ describe("GET /v1/stocks/top-iv and /v1/stocks/top-ivr", () => {
     return new Map(rows.map((r) => [r.symbol as string, r as { iv: number; high: number; low: number; week: number | null }]));
   };
 
-  describe("with a stock at a new 52-week high today", () => {
-    let symbol: string;
-    let stored: number;
+  describe("with the session's underlying baselines", () => {
+    /**
+     * Two stocks of this test's own whose baselines (the 52-week IV extremes before the session)
+     * differ from their history on purpose, so the answer shows which was read: today's IV 50%,
+     * the history at 30%; BASA's baselines 10–90% (rank 50), BASB's 20–40% (today a new high).
+     */
+    const baselines = { BASA: [0.1, 0.9], BASB: [0.2, 0.4] } as const;
     beforeAll(async () => {
-      // A seeded stock whose extremes come from the session's baselines (written once a session), lifted above them.
-      const [row] = await marketSql().query(
-        `select b.symbol, i.iv, b.iv_high from screener_underlying_baselines b
-           join underlyings u on u.symbol = b.symbol and u.asset_type = 'stock'
-           join iv_daily i on i.symbol = b.symbol and i.date = b.session_date
-         where b.session_date = $1 and b.iv_high > i.iv and b.iv_high < 1.5 order by b.symbol limit 1`,
-        [session],
-      );
-      [symbol, stored] = [row!.symbol as string, row!.iv as number];
-      await marketSql().query("update iv_daily set iv = $3 where symbol = $1 and date = $2", [
-        symbol,
-        session,
-        (row!.iv_high as number) * 1.2,
-      ]);
+      const sql = marketSql();
+      for (const [symbol, [low, high]] of Object.entries(baselines)) {
+        await sql.query(
+          `insert into underlyings (symbol, name, asset_type, logo_url, optionable, in_coverage)
+           values ($1, $1, 'stock', 'https://example.com/logo.png', true, false) on conflict do nothing`,
+          [symbol],
+        );
+        await sql.query(
+          `insert into iv_daily (symbol, date, iv) select $1, $2::date - k, case when k = 0 then 0.5 else 0.3 end from generate_series(0, 300) k
+           on conflict (symbol, date) do update set iv = excluded.iv`,
+          [symbol, session],
+        );
+        await sql.query(
+          `insert into screener_underlying_baselines (session_date, symbol, iv_low, iv_high) values ($2, $1, $3, $4)
+           on conflict (session_date, symbol) do update set iv_low = excluded.iv_low, iv_high = excluded.iv_high`,
+          [symbol, session, low, high],
+        );
+      }
       await bumpMarketVersion();
     });
     afterAll(async () => {
-      await marketSql().query("update iv_daily set iv = $3 where symbol = $1 and date = $2", [symbol, session, stored]);
+      const sql = marketSql();
+      const symbols = Object.keys(baselines);
+      for (const table of ["screener_underlying_baselines", "iv_daily", "underlyings"])
+        await sql.query(`delete from ${table} where symbol = any($1::text[])`, [symbols]);
       await bumpMarketVersion();
     });
 
-    it("ranks it at 100: the session's IV is merged into the extremes stored before it", async () => {
+    it("ranks a stock within its stored extremes merged with the session's IV, not a year of history read again", async () => {
       const body = await contractBody(topIvrRoute, await api.get("/v1/stocks/top-ivr?limit=100"));
-      expect(body.stocks.find((s) => s.symbol === symbol)?.ivr).toBe(100);
+      expect(body.stocks.find((s) => s.symbol === "BASA")?.ivr).toBeCloseTo(50, 9);
+      expect(body.stocks.find((s) => s.symbol === "BASB")?.ivr).toBe(100);
     });
 
     it("gives every stock the rank and one-week change of its whole IV history", async () => {
@@ -126,15 +138,15 @@ describe("GET /v1/stocks/top-iv and /v1/stocks/top-ivr", () => {
         ...(await contractBody(topIvrRoute, await api.get("/v1/stocks/top-ivr?limit=100"))).stocks,
       ];
       const history = await fromHistory(listed.map((s) => s.symbol));
-      // The seeded stocks' extremes come from their baselines; the arranged ones (no baseline row) from their history.
-      const seeded = [...new Set(listed.map((s) => s.symbol))].filter((symbol) => !(symbol in arranged));
+      // The seeded stocks' extremes come from their baselines (written from their history); the arranged ones (no row) from their history.
+      const seeded = [...new Set(listed.map((s) => s.symbol))].filter((symbol) => !(symbol in arranged) && !(symbol in baselines));
       const [withBaselines] = await marketSql().query(
         "select count(*)::int as n from screener_underlying_baselines where session_date = $1 and symbol = any($2::text[])",
         [session, seeded],
       );
       expect(seeded.length).toBeGreaterThan(0);
       expect(withBaselines!.n).toBe(seeded.length);
-      for (const s of listed) {
+      for (const s of listed.filter((s) => !(s.symbol in baselines))) {
         const h = history.get(s.symbol)!;
         expect(s.stockIV, s.symbol).toBeCloseTo(h.iv * 100, 3);
         expect(s.ivr, s.symbol).toBeCloseTo(rankInRange(h.iv, h.high, h.low) ?? 0, 6);
