@@ -35,7 +35,7 @@ export async function refreshMovedPartitions(db: IngestDatabase, log: IngestLog)
       upper: partition.upper,
       rows: built?.rows,
       ms: Math.round(performance.now() - started),
-      ...(built && Object.fromEntries(Object.entries(built.steps).map(([step, ms]) => [step, Math.round(ms)]))),
+      ...built?.steps,
     });
   });
   return swapped;

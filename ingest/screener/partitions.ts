@@ -38,7 +38,7 @@ export interface ScreenerPartition extends SymbolRange {
 interface BuiltPartition extends SymbolRange {
   name: string;
   rows: number;
-  /** Milliseconds each step of its build took: where a slow minute of the follower's went. */
+  /** Whole milliseconds each step of its build took: where a slow minute of the follower's went. */
   steps: BuildSteps;
 }
 
@@ -160,7 +160,8 @@ async function buildPartition(db: IngestDatabase, range: SymbolRange): Promise<B
     await query(`analyze ${name}`);
   });
   const counted = await db.typedQuery(`select count(*)::int as n from ${name}`);
-  const steps = { fillMs: filled - started, indexMs: indexed - filled, analyzeMs: performance.now() - indexed };
+  const ms = (from: number, to: number) => Math.round(to - from);
+  const steps = { fillMs: ms(started, filled), indexMs: ms(filled, indexed), analyzeMs: ms(indexed, performance.now()) };
   return { name, lower: range.lower, upper: range.upper, rows: counted.rows[0]!.n as number, steps };
 }
 

@@ -12,6 +12,7 @@ import { elapsedAt, planToWire, type FeedPlan } from "./feed-clock";
 import { sampleLatency, VisibilityProbe, watchChanges, watchQuoteMinutes, watchScreenerMinutes, type Phase } from "./ingest-probes";
 import { percentile } from "./measure";
 import { explainWritePath } from "./ingest-explain";
+import type { BuildSteps } from "../../ingest/screener/partitions";
 import { BenchStacks } from "./stack";
 import { marketTargets, USAGE } from "./targets";
 
@@ -334,12 +335,9 @@ interface Report {
   screenerBuilds: ScreenerBuild[];
 }
 
-/** A partition's rebuild: from its build's start to its swap, and its steps (ms; the rest is the swap's wait). */
-interface ScreenerBuild {
+/** A partition's rebuild: from its build's start to its swap (ms), and its steps (the rest is the swap's wait). */
+interface ScreenerBuild extends BuildSteps {
   ms: number;
-  fillMs: number;
-  indexMs: number;
-  analyzeMs: number;
 }
 
 function report(r: Report): void {

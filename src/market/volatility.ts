@@ -72,7 +72,9 @@ export const RANKED_IV_MAX = 2;
  * from the same `iv_daily` window, ingest/screener/baselines.ts), merged with the session's IV:
  * aggregating a year of every stock's IVs cost 1.7 s a call at full size, and the ingestor moves
  * the rankings' scope with every group of a minute. A stock without a baseline row is aggregated.
- * Each stock's rows are reached by its key (symbol, date), never by a scan of the whole history.
+ * Each stock's rows are reached by its key (symbol, date), never by a scan of the whole history:
+ * the session's IV is a lateral with a limit, which the planner cannot flatten into a join (as a
+ * join it scanned every stock's year to find the session's rows).
  */
 export async function readIvRankings(read: MarketRead): Promise<Derived<IvRankingRow[]>> {
   const { db } = read;

@@ -77,19 +77,6 @@ describe("GET /v1/stocks/top-iv and /v1/stocks/top-ivr", () => {
     for (const s of body.stocks) expect(iv.stocks.find((r) => r.symbol === s.symbol)).toEqual(s);
   });
 
-  /** Each listed stock's IV, 52-week extremes (the session included) and one-week reference, aggregated from its whole history. */
-  const fromHistory = async (symbols: string[]) => {
-    const rows = await marketSql().query(
-      `select c.symbol, c.iv, max(i.iv) as high, min(i.iv) as low,
-         (select w.iv from iv_daily w where w.symbol = c.symbol and w.date <= c.date - 7 and w.date > c.date - 14 and w.iv > 0
-           order by w.date desc limit 1) as week
-       from iv_daily c join iv_daily i on i.symbol = c.symbol and i.date > c.date - 365 and i.date <= c.date and i.iv > 0
-       where c.date = $1 and c.symbol = any($2::text[]) group by c.symbol, c.iv, c.date`,
-      [session, symbols],
-    );
-    return new Map(rows.map((r) => [r.symbol as string, r as { iv: number; high: number; low: number; week: number | null }]));
-  };
-
   describe("with the session's underlying baselines", () => {
     /**
      * Two stocks of this test's own whose baselines (the 52-week IV extremes before the session)
@@ -97,6 +84,19 @@ describe("GET /v1/stocks/top-iv and /v1/stocks/top-ivr", () => {
      * the history at 30%; BASA's baselines 10–90% (rank 50), BASB's 20–40% (today a new high).
      */
     const baselines = { BASA: [0.1, 0.9], BASB: [0.2, 0.4] } as const;
+    /** Each listed stock's IV, 52-week extremes (the session included) and one-week reference, aggregated from its whole history. */
+    const fromHistory = async (symbols: string[]) => {
+      const rows = await marketSql().query(
+        `select c.symbol, c.iv, max(i.iv) as high, min(i.iv) as low,
+           (select w.iv from iv_daily w where w.symbol = c.symbol and w.date <= c.date - 7 and w.date > c.date - 14 and w.iv > 0
+             order by w.date desc limit 1) as week
+         from iv_daily c join iv_daily i on i.symbol = c.symbol and i.date > c.date - 365 and i.date <= c.date and i.iv > 0
+         where c.date = $1 and c.symbol = any($2::text[]) group by c.symbol, c.iv, c.date`,
+        [session, symbols],
+      );
+      return new Map(rows.map((r) => [r.symbol as string, r as { iv: number; high: number; low: number; week: number | null }]));
+    };
+
     beforeAll(async () => {
       const sql = marketSql();
       for (const [symbol, [low, high]] of Object.entries(baselines)) {
