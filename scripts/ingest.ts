@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { followLive } from "../ingest/live/follow-live";
-import { LiveAuthError } from "../ingest/live/live-client";
+import { LiveRefusedError } from "../ingest/live/live-client";
 import { API_KEY_LENGTH, OPRA_FEED } from "../ingest/live/protocol";
 import { watchLoopHealth } from "../ingest/pipeline/loop-health";
 import { fundamentalsFromEnv } from "../ingest/fundamentals/provider-from-env";
@@ -102,7 +102,7 @@ async function main(): Promise<number> {
     if (run.kind === "replay" && !stop.signal.aborted) await refreshMovedPartitions(backend, log);
     log({ event: run.kind === "replay" ? "ingest_replayed" : "ingest_stopped", ...report });
   } catch (error) {
-    if (!(error instanceof LiveAuthError)) throw error;
+    if (!(error instanceof LiveRefusedError)) throw error;
     console.error(error.message);
     return 1;
   } finally {

@@ -70,6 +70,21 @@ export const STAT_TYPE = {
 /** `StatUpdateAction`. */
 export const STAT_UPDATE_ACTION = { NEW: 1, DELETE: 2 } as const;
 
+/** `ErrorCode` of a gateway's `ErrorMsg` (DBN v2+; databento-cpp include/databento/enums.hpp). */
+export const ERROR_CODE = {
+  AUTH_FAILED: 1,
+  API_KEY_DEACTIVATED: 2,
+  CONNECTION_LIMIT_EXCEEDED: 3,
+  SYMBOL_RESOLUTION_FAILED: 4,
+  INVALID_SUBSCRIPTION: 5,
+  INTERNAL_ERROR: 6,
+  /** Records were skipped to let a slow reader catch up: what was skipped must be replayed. */
+  SKIPPED_RECORDS_AFTER_SLOW_READING: 7,
+  /** The replay asked for is no longer retained (and the schema cannot skip records). */
+  REPLAY_DATA_AGED_OUT: 8,
+  UNSET: 255,
+} as const;
+
 /** `SystemCode` (DBN v2+; heartbeats are system records with code 0). */
 export const SYSTEM_CODE = {
   HEARTBEAT: 0,

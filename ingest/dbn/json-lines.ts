@@ -115,6 +115,7 @@ export function recordFromJson(o: Json): DbnRecord | null {
     tsEvent: ts(hd.ts_event),
   };
   if ("ts_out" in o) header.tsOut = ts(o.ts_out);
+  if (typeof o.symbol === "string") header.symbol = o.symbol;
   switch (header.rtype) {
     case RTYPE.INSTRUMENT_DEF:
       return {

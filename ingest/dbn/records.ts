@@ -10,6 +10,8 @@ export interface RecordHeaderFields {
   tsEvent: bigint;
   /** Present when the metadata says `ts_out`: the gateway's send time. */
   tsOut?: bigint;
+  /** The symbol a JSON record carries when the vendor mapped symbols (`map_symbols`): its request's symbol for the instrument. */
+  symbol?: string;
 }
 
 /** A best bid and offer consolidated across venues (`ConsolidatedBidAskPair`). */

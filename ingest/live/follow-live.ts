@@ -28,7 +28,7 @@ export function liveStart(positions: Positions, now: Date, schemas: readonly Liv
 }
 
 /**
- * Follows the live gateway into the database until `signal` (or a refused key: `LiveAuthError`).
+ * Follows the live gateway into the database until `signal` (or a refusal: `LiveRefusedError`).
  * The trades session opens once the market session has finished its intraday replay, so every
  * trade's contract is known from the day's definitions when it arrives.
  */

@@ -1,16 +1,19 @@
 import { connect } from "node:net";
-import { DbnDecoder, SYSTEM_CODE, type DbnItem, type DbnRecord } from "../dbn";
+import { DbnDecoder, SYSTEM_CODE, type DbnItem, type DbnRecord, type ErrorRecord } from "../dbn";
 import type { IngestLog } from "../pipeline/ingestor";
 import { receiveTime } from "../replay/feed-files";
 import {
   cramReply,
   DEFAULT_HEARTBEAT_INTERVAL_S,
+  FATAL_ERROR_CODES,
   formatFields,
   heartbeatTimeoutMs,
   LIVE_SCHEMAS,
   OPRA_DATASET,
   parseFields,
+  replayStart,
   schemaOf,
+  subscriptionRequest,
   type LiveSchema,
 } from "./protocol";
 
@@ -22,24 +25,27 @@ export interface LiveOptions {
   dataset?: string;
   schemas?: readonly LiveSchema[];
   heartbeatIntervalS?: number;
-  /** Replay from this receive time (ns) on the first connection; null: from now on. */
+  /** Replay every record received from this time (ns) on, on the first connection; null: from now on. */
   start: bigint | null;
   log: IngestLog;
   signal?: AbortSignal;
   /** Waits between reconnection attempts, doubling from `min` to `max` (ms). */
   backoff?: { min: number; max: number };
-  /** Called once the gateway says a session's intraday replay is done, after every replayed record was taken. */
+  /** Called once the gateway has said of every replayed schema that its intraday replay is done, after every replayed record was taken. */
   onReplayed?: () => void;
 }
 
 const HIGH_WATER = 50_000;
 const LOW_WATER = 10_000;
 
-/** The gateway refused the key: retrying cannot help. */
-export class LiveAuthError extends Error {}
+/**
+ * The gateway refused the session for good — the key at authentication, or an error record whose
+ * code is fatal (`FATAL_ERROR_CODES`): retrying cannot help.
+ */
+export class LiveRefusedError extends Error {}
 
 /** What one connection yields: the stream's items, then it ends (closed) or throws (silence, refusal, socket error). */
-function session(o: LiveOptions, start: bigint | null): AsyncIterable<DbnItem> {
+function session(o: LiveOptions, received: bigint | null): AsyncIterable<DbnItem> {
   // Decoded items not yet taken, from `head` on; past HIGH_WATER the socket is paused until the
   // reader is back under LOW_WATER (a morning's 1.4 M definitions arrive faster than they are written).
   let queue: DbnItem[] = [];
@@ -85,22 +91,20 @@ function session(o: LiveOptions, start: bigint | null): AsyncIterable<DbnItem> {
       );
     } else if (lines.length === 3) {
       const reply = parseFields(line);
-      if (reply.success !== "1") return fail(new LiveAuthError(`the gateway refused authentication: ${reply.error ?? line.slice(0, 120)}`));
+      if (reply.success !== "1")
+        return fail(new LiveRefusedError(`the gateway refused authentication: ${reply.error ?? line.slice(0, 120)}`));
       const schemas = o.schemas ?? LIVE_SCHEMAS;
-      schemas.forEach((schema, i) =>
-        socket.write(
-          formatFields({
-            schema,
-            stype_in: "parent",
-            symbols: "ALL_SYMBOLS",
-            snapshot: 0,
-            is_last: i === schemas.length - 1 ? 1 : 0,
-            ...(start === null ? {} : { start: start.toString() }),
-          }),
-        ),
-      );
+      // Each schema from where its replay brings back every record received at or after `received`.
+      const starts = schemas.map((schema) => (received === null ? null : replayStart(schema, received)));
+      schemas.forEach((schema, i) => socket.write(subscriptionRequest(schema, starts[i]!)));
       socket.write("start_session\n");
-      o.log({ event: "feed_connected", session: reply.session_id ?? null, schemas, start: start?.toString() ?? null });
+      o.log({
+        event: "feed_connected",
+        session: reply.session_id ?? null,
+        schemas,
+        from: received?.toString() ?? null,
+        starts: starts.map((start) => start?.toString() ?? null),
+      });
       handshake = null;
     }
   };
@@ -169,42 +173,59 @@ function session(o: LiveOptions, start: bigint | null): AsyncIterable<DbnItem> {
 }
 
 /**
- * The feed's records from the live gateway, across disconnections: after a drop (socket closed,
- * silent past the heartbeat timeout, a decoding error) it reconnects with backoff and asks for an
- * intraday replay from the newest receive time it delivered, skipping what it had already
- * delivered of it, so each record is yielded once and in order. A refused key ends it
- * (`LiveAuthError`); so does `signal`.
+ * The feed's records from the live gateway, across disconnections, with the symbol mappings that
+ * name their instruments and the heartbeats that move the feed's clock. After a drop (socket
+ * closed, silent past the heartbeat timeout, a decoding error, an error record that is not fatal)
+ * it reconnects with backoff and asks for an intraday replay of everything received from the
+ * newest receive time it delivered on — each schema from early enough that the gateway's
+ * selection, by event time for most schemas, loses none of it (`replayStart`) — and passes over
+ * what it had already delivered: every record received before that time, and as many of that
+ * time's own as it had delivered. Each record is yielded once and in order. A refusal ends it
+ * (`LiveRefusedError`); so does `signal`. The backoff starts again only once a connection has
+ * brought data or a heartbeat: a gateway that accepts and then errors is not retried every 0.5 s.
  */
 export async function* liveRecords(o: LiveOptions): AsyncGenerator<DbnRecord, void, undefined> {
   const backoff = o.backoff ?? { min: 500, max: 10_000 };
+  const replayedSchemas = (o.schemas ?? LIVE_SCHEMAS).length;
   let last: bigint | null = null;
   /** Records of receive time `last` already yielded: a replay from `last` repeats them first. */
   let yieldedAtLast = 0;
   let wait = backoff.min;
   let droppedAt: number | null = null;
   while (!o.signal?.aborted) {
+    const from = last ?? o.start;
     let skip = yieldedAtLast;
+    let overlap = 0;
+    let completions = 0;
+    let healthy = false;
     try {
-      for await (const item of session(o, last ?? o.start)) {
-        if (item.kind === "metadata") {
+      for await (const item of session(o, from)) {
+        if (item.kind === "metadata") continue;
+        if (item.kind === "error") throw gatewayError(item, o.log);
+        if (!healthy && (schemaOf(item) !== null || (item.kind === "system" && item.code === SYSTEM_CODE.HEARTBEAT))) {
+          healthy = true;
           wait = backoff.min;
           if (droppedAt !== null) o.log({ event: "feed_resumed", from: last?.toString() ?? null, downMs: Date.now() - droppedAt });
           droppedAt = null;
-          continue;
         }
         if (schemaOf(item) === null) {
           // A heartbeat comes when the gateway has nothing older to send: it moves the feed's clock.
           if (item.kind === "system" && item.code === SYSTEM_CODE.HEARTBEAT) yield item;
+          else if (item.kind === "symbol-mapping") yield item;
           else if (item.kind === "system") {
             o.log({ event: "feed_notice", code: item.code, message: item.msg });
-            if (item.code === SYSTEM_CODE.REPLAY_COMPLETED) o.onReplayed?.();
-          } else if (item.kind === "error") o.log({ event: "feed_gateway_error", code: item.code, message: item.err });
+            // One notice per replayed schema: the session has caught up once every one has said so.
+            if (item.code === SYSTEM_CODE.REPLAY_COMPLETED && from !== null && ++completions === replayedSchemas) {
+              if (overlap > 0) o.log({ event: "feed_replay_overlap", from: from.toString(), records: overlap });
+              o.onReplayed?.();
+            }
+          }
           continue;
         }
         const at = receiveTime(item);
-        if (last !== null && at < last) continue;
-        if (at === last && skip > 0) {
-          skip--;
+        if ((last !== null && at < last) || (at === last && skip > 0)) {
+          if (at === last) skip--;
+          overlap++;
           continue;
         }
         if (at !== last) {
@@ -215,16 +236,24 @@ export async function* liveRecords(o: LiveOptions): AsyncGenerator<DbnRecord, vo
         yieldedAtLast++;
         yield item;
       }
-      if (!o.signal?.aborted) o.log({ event: "feed_closed", at: last?.toString() ?? null });
+      if (!o.signal?.aborted) o.log({ event: "feed_closed", through: last?.toString() ?? null });
     } catch (error) {
-      if (error instanceof LiveAuthError) throw error;
-      if (!o.signal?.aborted) o.log({ event: "feed_dropped", at: last?.toString() ?? null, error: (error as Error).message });
+      if (error instanceof LiveRefusedError) throw error;
+      if (!o.signal?.aborted) o.log({ event: "feed_dropped", through: last?.toString() ?? null, error: (error as Error).message });
     }
     if (o.signal?.aborted) return;
     droppedAt ??= Date.now();
     await abortableSleep(wait, o.signal);
     wait = Math.min(wait * 2, backoff.max);
   }
+}
+
+/** What an error record means for the session: the end of it (fatal codes) or a drop to recover from by a replay. */
+function gatewayError(record: ErrorRecord, log: IngestLog): Error {
+  log({ event: "feed_gateway_error", code: record.code, message: record.err });
+  if (FATAL_ERROR_CODES.has(record.code))
+    return new LiveRefusedError(`the gateway ended the session: ${record.err} (error code ${record.code})`);
+  return new Error(`gateway error ${record.code}: ${record.err}`);
 }
 
 function abortableSleep(ms: number, signal: AbortSignal | undefined): Promise<void> {

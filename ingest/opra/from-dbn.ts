@@ -67,6 +67,11 @@ export class OpraEventReader {
     }
   }
 
+  /** The contract a data record is of: its instrument's, or the one its mapped symbol names (a file without definitions). */
+  private contractOf(r: DbnRecord) {
+    return this.instruments.get(r.instrumentId) ?? (r.symbol === undefined ? undefined : this.instruments.name(r.instrumentId, r.symbol));
+  }
+
   private drop(reason: DroppedReason): null {
     this.dropped.set(reason, (this.dropped.get(reason) ?? 0) + 1);
     return null;
@@ -74,7 +79,7 @@ export class OpraEventReader {
 
   private trade(r: Cmbp1Record): TradeEvent | null {
     if (r.action !== "T") return this.drop("not-a-trade");
-    const contract = this.instruments.get(r.instrumentId);
+    const contract = this.contractOf(r);
     if (!contract) return this.drop("unknown-instrument");
     if (r.price === null || !(r.price > 0) || !(r.size > 0)) return this.drop("malformed");
     const executedAt = new Date(nanosToMs(r.tsEvent));
@@ -105,7 +110,7 @@ export class OpraEventReader {
   }
 
   private quote(r: CbboRecord): QuoteEvent | null {
-    const contract = this.instruments.get(r.instrumentId);
+    const contract = this.contractOf(r);
     if (!contract) return this.drop("unknown-instrument");
     const [level] = r.levels;
     // A minute's samples share their receive time: one position and one instant for all of them.
@@ -132,7 +137,7 @@ export class OpraEventReader {
   /** Open interest (new, defined quantity) for the session it is published before; other statistics give nothing. */
   private openInterest(r: StatisticRecord): OpenInterestEvent | null {
     if (r.statType !== STAT_TYPE.OPEN_INTEREST || r.updateAction !== 1) return null;
-    const contract = this.instruments.get(r.instrumentId);
+    const contract = this.contractOf(r);
     if (!contract) return this.drop("unknown-instrument");
     if (r.quantity === null || !(r.quantity >= 0) || !Number.isSafeInteger(r.quantity)) return this.drop("malformed");
     return {

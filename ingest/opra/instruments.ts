@@ -14,8 +14,9 @@ const ROOT_UNDERLYING: ReadonlyMap<string, string> = new Map([
 
 /**
  * The feed's instrument ids and the contracts they stand for. Definitions are the source (each
- * morning, and intraday as contracts are listed); a live session's symbol mappings fill in ids whose
- * definition has not been seen. OPRA raw symbols are OSI symbols (`SPXW  220207P04350000`).
+ * morning, and intraday as contracts are listed); symbol mappings — a live session's, a file's
+ * metadata, a JSON record's mapped `symbol` — fill in ids whose definition has not been seen. OPRA
+ * raw symbols are OSI symbols (`SPXW  220207P04350000`).
  */
 export class OpraInstruments {
   private readonly byId = new Map<number, OptionContract>();
@@ -41,12 +42,24 @@ export class OpraInstruments {
     return { contract, deleted: false };
   }
 
-  /** Applies a live session's symbol mapping (raw symbol out); false when the symbol is not an option's. */
+  /** Applies a symbol mapping (raw symbol out); false when the symbol is not an option's. */
   map(record: SymbolMappingRecord): boolean {
-    if (this.byId.has(record.instrumentId)) return true;
-    const contract = this.contractOf(record.stypeOutSymbol);
-    if (contract) this.byId.set(record.instrumentId, contract);
-    return contract !== null;
+    return this.name(record.instrumentId, record.stypeOutSymbol) !== undefined;
+  }
+
+  /**
+   * Names an instrument by its raw symbol: the contract it stands for from now on, or undefined
+   * when the symbol is not an option's (a parent symbol such as `SPY.OPT` names no contract). An id
+   * already known as that contract keeps what its definition said (the underlying); an id named
+   * anew (ids are reassigned from day to day) takes the new contract.
+   */
+  name(instrumentId: number, rawSymbol: string): OptionContract | undefined {
+    const contract = this.contractOf(rawSymbol);
+    if (!contract) return undefined;
+    const known = this.byId.get(instrumentId);
+    if (known?.optionSymbol === contract.optionSymbol) return known;
+    this.byId.set(instrumentId, contract);
+    return contract;
   }
 
   private contractOf(rawSymbol: string, underlyingSymbol?: string): OptionContract | null {

@@ -108,9 +108,13 @@ export async function consumeFeed(
   };
 }
 
-/** One record into the pipeline: its event, if it gives one; else (heartbeats, mappings) only its lanes' clock. A promise while the ingestor is full. */
+/**
+ * One record into the pipeline: its event, if it gives one; else (a heartbeat, a record that gives
+ * no event) only its lanes' clock. A symbol mapping names an instrument and moves no clock: its time
+ * is not a receive time of the feed. A promise while the ingestor is full.
+ */
 function ingest(reader: OpraEventReader, ingestor: Ingestor, record: DbnRecord, lanes: readonly LaneName[]): Promise<void> | undefined {
   const event = reader.read(record);
   if (event) return ingestor.accept(event, lanes);
-  ingestor.tick(receiveTime(record), lanes);
+  if (record.kind !== "symbol-mapping") ingestor.tick(receiveTime(record), lanes);
 }

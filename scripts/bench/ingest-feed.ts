@@ -1,6 +1,6 @@
 import { createInterface } from "node:readline";
 import { receiveTime } from "../../ingest/replay/feed-files";
-import { loadStreamMarket, sessionRecords } from "../generator/session-stream";
+import { loadStreamMarket, rawSymbols, sessionRecords } from "../generator/session-stream";
 import { LocalGateway } from "../feed/local-gateway";
 import { openBackend } from "../sql-endpoint/sql-backend";
 import { databaseUrl } from "../lib/config";
@@ -31,6 +31,7 @@ async function main(): Promise<void> {
       });
       for (const record of session) if (from === null || receiveTime(record) >= from) yield record;
     },
+    rawSymbol: rawSymbols(market),
     now: () => (goAt === null ? plan.hold : feedTimeAt(plan, Date.now() - goAt)),
   });
   const say = (fields: Record<string, unknown>) => console.log(JSON.stringify(fields));

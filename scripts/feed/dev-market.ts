@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
-import { LiveAuthError } from "../../ingest/live/live-client";
+import { LiveRefusedError } from "../../ingest/live/live-client";
 import { followLive } from "../../ingest/live/follow-live";
 import { OPRA_FEED } from "../../ingest/live/protocol";
 import { receiveTime } from "../../ingest/replay/feed-files";
 import type { SqlBackend } from "../sql-endpoint/sql-backend";
-import { loadStreamMarket, sessionRecords } from "../generator/session-stream";
+import { loadStreamMarket, rawSymbols, sessionRecords } from "../generator/session-stream";
 import { LocalGateway } from "./local-gateway";
 
 /** The demo market's pace: trades per second across the whole market (about 18,000 an hour). */
@@ -35,6 +35,7 @@ export async function startDevMarket(backend: SqlBackend, log: (line: string) =>
     records: async function* (from) {
       for (const record of sessionRecords(market, session)) if (from === null || receiveTime(record) >= from) yield record;
     },
+    rawSymbol: rawSymbols(market),
     now: nowNs,
   });
   const stop = new AbortController();
@@ -50,7 +51,7 @@ export async function startDevMarket(backend: SqlBackend, log: (line: string) =>
       if (fields.event === "ingest_write_failed") log(`market feed: a write failed, retrying (${String(fields.error)})`);
     },
   }).catch((error: unknown) => {
-    if (!stop.signal.aborted) log(`market feed stopped: ${error instanceof LiveAuthError ? error.message : String(error)}`);
+    if (!stop.signal.aborted) log(`market feed stopped: ${error instanceof LiveRefusedError ? error.message : String(error)}`);
   });
   log(
     `market feed: ${market.contracts.length} contracts streamed through a local Databento gateway (port ${gateway.port}), ` +

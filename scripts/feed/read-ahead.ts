@@ -2,9 +2,11 @@ import { setImmediate } from "node:timers/promises";
 import { encodeRecord, type DbnRecord } from "../../ingest/dbn";
 import { receiveTime } from "../../ingest/replay/feed-files";
 
-/** A record encoded ahead of its time: its receive time (ns) and its DBN bytes. */
+/** A record encoded ahead of its time: its receive time (ns), record type, instrument and DBN bytes. */
 export interface Encoded {
   at: bigint;
+  rtype: number;
+  instrumentId: number;
   bytes: Uint8Array;
 }
 
@@ -24,6 +26,7 @@ export class ReadAhead {
   private readonly queue: Encoded[] = [];
   private head = 0;
   private bytes = 0;
+  private readonly queuedByType = new Map<number, number>();
   private done = false;
   private failed: unknown = null;
   private stopped = false;
@@ -51,6 +54,7 @@ export class ReadAhead {
   take(): void {
     const taken = this.queue[this.head++]!;
     this.bytes -= taken.bytes.length;
+    this.queuedByType.set(taken.rtype, this.queuedByType.get(taken.rtype)! - 1);
     if (this.head >= SLICE * 16) {
       this.queue.splice(0, this.head);
       this.head = 0;
@@ -66,6 +70,16 @@ export class ReadAhead {
   /** Every record up to the horizon has been taken: the next one is not due before the clock nears it. */
   get waitingForClock(): boolean {
     return this.head >= this.queue.length && this.held !== undefined;
+  }
+
+  /** Records of this type encoded and not yet taken. */
+  queued(rtype: number): number {
+    return this.queuedByType.get(rtype) ?? 0;
+  }
+
+  /** The source has been read up to the horizon (or to its end): no record due now is still to be encoded. */
+  get filledToHorizon(): boolean {
+    return this.done || this.held !== undefined;
   }
 
   /** Resolves once a record is ready or the source has ended (or failed). */
@@ -108,8 +122,9 @@ export class ReadAhead {
           }
           if (!this.keep(record)) continue;
           const bytes = encodeRecord(record);
-          this.queue.push({ at: receiveTime(record), bytes });
+          this.queue.push({ at: receiveTime(record), rtype: record.rtype, instrumentId: record.instrumentId, bytes });
           this.bytes += bytes.length;
+          this.queuedByType.set(record.rtype, this.queued(record.rtype) + 1);
         }
         this.arrived?.();
         if (this.done) return;

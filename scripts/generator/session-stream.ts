@@ -76,6 +76,12 @@ export async function loadStreamMarket(query: TypedQuery): Promise<StreamMarket>
   return { rate: Number(state.rows[0]?.risk_free_rate ?? 0.04), contracts, underlyings };
 }
 
+/** Each instrument id's raw (OSI) symbol, as the gateway names instruments in its symbol mappings. */
+export function rawSymbols(market: StreamMarket): (instrumentId: number) => string | undefined {
+  const symbols = new Map(market.contracts.map((c) => [c.instrumentId, formatOsi(c.contract)]));
+  return (instrumentId) => symbols.get(instrumentId);
+}
+
 export interface SessionOptions {
   /** The session's first record (ns since the epoch): definitions, then open interest a second later, then a sample at each whole minute. */
   start: bigint;

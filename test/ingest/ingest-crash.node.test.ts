@@ -13,7 +13,7 @@ import { ingestorArgs } from "../../scripts/lib/ingestor-process";
 import { startWorker, waitUntilUp, type WorkerProcess } from "../../scripts/lib/worker-process";
 import { startNeonHttpServer, type NeonHttpServer } from "../../scripts/sql-endpoint/neon-http-server";
 import { LocalGateway } from "../../scripts/feed/local-gateway";
-import { sessionRecords, type StreamMarket } from "../../scripts/generator/session-stream";
+import { rawSymbols, sessionRecords, type StreamMarket } from "../../scripts/generator/session-stream";
 import { openBackend, type SqlBackend } from "../../scripts/sql-endpoint/sql-backend";
 
 /**
@@ -88,6 +88,7 @@ beforeAll(async () => {
       for (const r of records) if (from === null || receiveTime(r) >= from) yield r;
     },
     now: () => feedNow(),
+    rawSymbol: rawSymbols(market),
   });
   played = Date.now();
 }, 60_000);

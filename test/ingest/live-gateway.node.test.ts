@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { SYSTEM_CODE, type DbnRecord } from "../../ingest/dbn";
-import { LiveAuthError, liveRecords, type LiveOptions } from "../../ingest/live/live-client";
-import { LIVE_SCHEMAS, schemaOf } from "../../ingest/live/protocol";
+import { LiveRefusedError, liveRecords, type LiveOptions } from "../../ingest/live/live-client";
+import { LIVE_SCHEMAS, MAX_RECEIVE_DELAY_NS, schemaOf } from "../../ingest/live/protocol";
 import { receiveTime } from "../../ingest/replay/feed-files";
 import { followLive } from "../../ingest/live/follow-live";
-import { LocalGateway } from "../../scripts/feed/local-gateway";
+import { LocalGateway, type LocalGatewayOptions } from "../../scripts/feed/local-gateway";
 import { ingestDatabase } from "../support/ingest-database";
 import type { OccContract } from "../../src/domain/occ";
 import { nanos, OpraStream } from "./opra-stream";
@@ -37,13 +37,21 @@ afterEach(async () => {
 });
 
 /** A gateway over `records` whose clock the test moves (`clock.now`). */
-async function gatewayOver(records: DbnRecord[], clock = { now: nanos("2030-01-01T00:00:00Z") }) {
+async function gatewayOver(
+  records: DbnRecord[],
+  clock = { now: nanos("2030-01-01T00:00:00Z") },
+  options: Partial<LocalGatewayOptions> = {},
+) {
+  // The gateway names instruments by their definitions' raw symbols.
+  const rawSymbols = new Map(records.flatMap((r) => (r.kind === "definition" ? [[r.instrumentId, r.rawSymbol] as const] : [])));
   gateway = await LocalGateway.start({
     apiKey: KEY,
     records: async function* (from) {
       for (const r of records) if (from === null || receiveTime(r) >= from) yield r;
     },
     now: () => clock.now,
+    rawSymbol: (id) => rawSymbols.get(id),
+    ...options,
   });
   return { gateway, clock };
 }
@@ -79,7 +87,7 @@ describe("the live gateway protocol", () => {
   it("refuses a wrong key at authentication, and the client gives up at once", async () => {
     await gatewayOver(session());
     const { records } = client({ apiKey: "db-SomeOtherKey000000000000yzzzz" });
-    await expect(records.next()).rejects.toThrow(LiveAuthError);
+    await expect(records.next()).rejects.toThrow(LiveRefusedError);
     expect(gateway!.sessions).toHaveLength(0);
   });
 
@@ -89,10 +97,23 @@ describe("the live gateway protocol", () => {
     const start = nanos("2026-03-02T11:15:00Z");
     const { records: live, log } = client({ start });
     const received = await take(live, records.length - 2);
-    expect(gateway!.sessions).toEqual([{ schemas: [...LIVE_SCHEMAS], start }]);
+    // Selected by event time, each schema but the minute samples from early enough to bring every record received from `start` on.
+    const early = start - MAX_RECEIVE_DELAY_NS;
+    expect(gateway!.sessions).toEqual([
+      {
+        schemas: [...LIVE_SCHEMAS],
+        start: early,
+        starts: [
+          { schema: "definition", start: early },
+          { schema: "statistics", start: early },
+          { schema: "cbbo-1m", start },
+          { schema: "tcbbo", start: early },
+        ],
+      },
+    ]);
     // The definitions of 11:00 precede the start asked for: the rest comes, in order.
     expect(received).toEqual(records.slice(2));
-    expect(log.filter((l) => l.event === "feed_notice")).toHaveLength(4);
+    expect(log.filter((l) => l.event === "feed_notice" && l.code === SYSTEM_CODE.SUBSCRIPTION_ACK)).toHaveLength(4);
   });
 
   it("after a dropped connection, reconnects with a replay from the newest receive time it delivered: each record once", async () => {
@@ -106,7 +127,8 @@ describe("the live gateway protocol", () => {
     const rest = await take(live, records.length - 4);
     expect([...first, ...rest]).toEqual(records);
     expect(gateway!.sessions).toHaveLength(2);
-    expect(gateway!.sessions[1]!.start).toBe(receiveTime(records[4]!));
+    expect(gateway!.sessions[1]!.starts).toContainEqual({ schema: "tcbbo", start: receiveTime(records[4]!) - MAX_RECEIVE_DELAY_NS });
+    expect(gateway!.sessions[1]!.starts).toContainEqual({ schema: "cbbo-1m", start: receiveTime(records[4]!) });
     expect(log.map((l) => l.event)).toContain("feed_resumed");
   });
 
@@ -208,9 +230,10 @@ describe("the live gateway protocol", () => {
       expect(log.map((l) => l.event)).toContain("feed_resumed");
       // Two sessions: the market's first, from midnight in New York (the definitions of 11:00 came);
       // trades once its replay was done.
-      expect(gateway!.sessions.slice(0, 2)).toEqual([
-        { schemas: ["definition", "statistics", "cbbo-1m"], start: nanos("2026-03-02T05:00:00Z") },
-        { schemas: ["tcbbo"], start: nanos("2026-03-02T05:00:00Z") },
+      const midnight = nanos("2026-03-02T05:00:00Z");
+      expect(gateway!.sessions.slice(0, 2)).toMatchObject([
+        { schemas: ["definition", "statistics", "cbbo-1m"], start: midnight - MAX_RECEIVE_DELAY_NS },
+        { schemas: ["tcbbo"], start: midnight - MAX_RECEIVE_DELAY_NS },
       ]);
 
       // A restart asks each session from its oldest stored position and stores nothing twice.

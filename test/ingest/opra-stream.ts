@@ -17,6 +17,8 @@ export class OpraStream {
   /** Every record made, in order: what a gateway or a file would carry. */
   readonly records: DbnRecord[] = [];
   private readonly ids = new Map<string, number>();
+  /** Each instrument id's raw (OSI) symbol: what a gateway's symbol mappings say. */
+  readonly rawSymbols = new Map<number, string>();
 
   constructor(indexes: string[] = []) {
     this.reader = new OpraEventReader(new OpraInstruments(new Set(indexes)));
@@ -40,7 +42,10 @@ export class OpraStream {
 
   define(c: OccContract, underlying: string, at: string | Date | number, action: "A" | "D" = "A") {
     const symbol = formatOcc(c);
-    if (!this.ids.has(symbol)) this.ids.set(symbol, 1_000 + this.ids.size);
+    if (!this.ids.has(symbol)) {
+      this.ids.set(symbol, 1_000 + this.ids.size);
+      this.rawSymbols.set(this.ids.get(symbol)!, formatOsi(c));
+    }
     const record: DefinitionRecord = {
       ...definitionV3().record,
       instrumentId: this.ids.get(symbol)!,
@@ -86,7 +91,7 @@ export class OpraStream {
 
   /** An open-interest statistic received at `at` (for the session on or after that ET date). */
   openInterest(c: OccContract, at: string | Date, quantity: number) {
-    const record: StatisticRecord = { ...statisticV3().record, instrumentId: this.id(c), tsRecv: nanos(at), quantity };
+    const record: StatisticRecord = { ...statisticV3().record, instrumentId: this.id(c), tsRecv: nanos(at), tsEvent: nanos(at), quantity };
     return this.event<Extract<MarketEvent, { kind: "open-interest" }>>(record);
   }
 }
