@@ -45,7 +45,7 @@ const LOW_WATER = 10_000;
 export class LiveRefusedError extends Error {}
 
 /** What one connection yields: the stream's items, then it ends (closed) or throws (silence, refusal, socket error). */
-function session(o: LiveOptions, received: bigint | null): AsyncIterable<DbnItem> {
+function session(o: LiveOptions, receivedFrom: (schema: LiveSchema) => bigint | null): AsyncIterable<DbnItem> {
   // Decoded items not yet taken, from `head` on; past HIGH_WATER the socket is paused until the
   // reader is back under LOW_WATER (a morning's 1.4 M definitions arrive faster than they are written).
   let queue: DbnItem[] = [];
@@ -94,15 +94,17 @@ function session(o: LiveOptions, received: bigint | null): AsyncIterable<DbnItem
       if (reply.success !== "1")
         return fail(new LiveRefusedError(`the gateway refused authentication: ${reply.error ?? line.slice(0, 120)}`));
       const schemas = o.schemas ?? LIVE_SCHEMAS;
-      // Each schema from where its replay brings back every record received at or after `received`.
-      const starts = schemas.map((schema) => (received === null ? null : replayStart(schema, received)));
+      // Each schema from where its replay brings back every record received at or after the time it asks.
+      const starts = schemas.map((schema) => {
+        const received = receivedFrom(schema);
+        return received === null ? null : replayStart(schema, received);
+      });
       schemas.forEach((schema, i) => socket.write(subscriptionRequest(schema, starts[i]!)));
       socket.write("start_session\n");
       o.log({
         event: "feed_connected",
         session: reply.session_id ?? null,
         schemas,
-        from: received?.toString() ?? null,
         starts: starts.map((start) => start?.toString() ?? null),
       });
       handshake = null;
@@ -176,70 +178,74 @@ function session(o: LiveOptions, received: bigint | null): AsyncIterable<DbnItem
  * The feed's records from the live gateway, across disconnections, with the symbol mappings that
  * name their instruments and the heartbeats that move the feed's clock. After a drop (socket
  * closed, silent past the heartbeat timeout, a decoding error, an error record that is not fatal)
- * it reconnects with backoff and asks for an intraday replay of everything received from the
- * newest receive time it delivered on — each schema from early enough that the gateway's
- * selection, by event time for most schemas, loses none of it (`replayStart`) — and passes over
- * what it had already delivered: every record received before that time, and as many of that
- * time's own as it had delivered. Each record is yielded once and in order. A refusal ends it
- * (`LiveRefusedError`); so does `signal`. The backoff starts again only once a connection has
- * brought data or a heartbeat: a gateway that accepts and then errors is not retried every 0.5 s.
+ * it reconnects with backoff and asks for an intraday replay, each schema of everything received
+ * from the newest receive time it delivered of that schema (of any, for a schema it delivered
+ * nothing of) — from early enough that the gateway's selection, by event time for most schemas,
+ * loses none of it (`replayStart`) — and passes over what it had already delivered: every record
+ * of the schema received before that time, and as many of that time's own as it had delivered
+ * (a schema's records come in receive-time order). Each record is yielded once and in order. A
+ * refusal ends it (`LiveRefusedError`); so does `signal`. The backoff starts again only once a
+ * connection has brought data or a heartbeat: a gateway that accepts and then errors is not
+ * retried every 0.5 s.
  */
 export async function* liveRecords(o: LiveOptions): AsyncGenerator<DbnRecord, void, undefined> {
   const backoff = o.backoff ?? { min: 500, max: 10_000 };
   const replayedSchemas = (o.schemas ?? LIVE_SCHEMAS).length;
-  let last: bigint | null = null;
-  /** Records of receive time `last` already yielded: a replay from `last` repeats them first. */
-  let yieldedAtLast = 0;
+  /** Per schema, the newest receive time delivered and how many of its records were. */
+  const delivered = new Map<LiveSchema, { at: bigint; count: number }>();
+  let newest: bigint | null = null;
   let wait = backoff.min;
   let droppedAt: number | null = null;
   while (!o.signal?.aborted) {
-    const from = last ?? o.start;
-    let skip = yieldedAtLast;
+    const resumeFrom = newest;
+    const skip = new Map([...delivered].map(([schema, { count }]) => [schema, count]));
     let overlap = 0;
     let completions = 0;
     let healthy = false;
     try {
-      for await (const item of session(o, from)) {
+      for await (const item of session(o, (schema) => delivered.get(schema)?.at ?? resumeFrom ?? o.start)) {
         if (item.kind === "metadata") continue;
         if (item.kind === "error") throw gatewayError(item, o.log);
-        if (!healthy && (schemaOf(item) !== null || (item.kind === "system" && item.code === SYSTEM_CODE.HEARTBEAT))) {
+        const schema = schemaOf(item);
+        if (!healthy && (schema !== null || (item.kind === "system" && item.code === SYSTEM_CODE.HEARTBEAT))) {
           healthy = true;
           wait = backoff.min;
-          if (droppedAt !== null) o.log({ event: "feed_resumed", from: last?.toString() ?? null, downMs: Date.now() - droppedAt });
+          if (droppedAt !== null) o.log({ event: "feed_resumed", from: resumeFrom?.toString() ?? null, downMs: Date.now() - droppedAt });
           droppedAt = null;
         }
-        if (schemaOf(item) === null) {
+        if (schema === null) {
           // A heartbeat comes when the gateway has nothing older to send: it moves the feed's clock.
           if (item.kind === "system" && item.code === SYSTEM_CODE.HEARTBEAT) yield item;
           else if (item.kind === "symbol-mapping") yield item;
           else if (item.kind === "system") {
             o.log({ event: "feed_notice", code: item.code, message: item.msg });
             // One notice per replayed schema: the session has caught up once every one has said so.
-            if (item.code === SYSTEM_CODE.REPLAY_COMPLETED && from !== null && ++completions === replayedSchemas) {
-              if (overlap > 0) o.log({ event: "feed_replay_overlap", from: from.toString(), records: overlap });
+            if (item.code === SYSTEM_CODE.REPLAY_COMPLETED && (resumeFrom ?? o.start) !== null && ++completions === replayedSchemas) {
+              if (overlap > 0) o.log({ event: "feed_replay_overlap", records: overlap });
               o.onReplayed?.();
             }
           }
           continue;
         }
         const at = receiveTime(item);
-        if ((last !== null && at < last) || (at === last && skip > 0)) {
-          if (at === last) skip--;
+        const seen = delivered.get(schema);
+        if (seen && (at < seen.at || (at === seen.at && skip.get(schema)! > 0))) {
+          if (at === seen.at) skip.set(schema, skip.get(schema)! - 1);
           overlap++;
           continue;
         }
-        if (at !== last) {
-          last = at;
-          yieldedAtLast = 0;
-          skip = 0;
+        if (seen?.at === at) seen.count++;
+        else {
+          delivered.set(schema, { at, count: 1 });
+          skip.set(schema, 0);
         }
-        yieldedAtLast++;
+        if (newest === null || at > newest) newest = at;
         yield item;
       }
-      if (!o.signal?.aborted) o.log({ event: "feed_closed", through: last?.toString() ?? null });
+      if (!o.signal?.aborted) o.log({ event: "feed_closed", through: newest?.toString() ?? null });
     } catch (error) {
       if (error instanceof LiveRefusedError) throw error;
-      if (!o.signal?.aborted) o.log({ event: "feed_dropped", through: last?.toString() ?? null, error: (error as Error).message });
+      if (!o.signal?.aborted) o.log({ event: "feed_dropped", through: newest?.toString() ?? null, error: (error as Error).message });
     }
     if (o.signal?.aborted) return;
     droppedAt ??= Date.now();

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type AddressInfo, type Server, type Socket } from "node:net";
 import { encodeMetadata, encodeRecord, ERROR_CODE, RTYPE, STYPES, SYSTEM_CODE, type DbnRecord } from "../../ingest/dbn";
-import { ReadAhead } from "./read-ahead";
+import { ReadAhead, type Encoded } from "./read-ahead";
 import {
   API_KEY_LENGTH,
   cramReply,
@@ -33,6 +33,8 @@ export interface LocalGatewayOptions {
   rawSymbol: (instrumentId: number) => string | undefined;
   /** Every write cut into pieces of 1 to this many bytes (tests: a TCP stream keeps no message boundaries). */
   fragmentBytes?: number;
+  /** Tests: a session (numbered from 0) is cut — a network drop — right after a record for which this says true. */
+  cutAfter?: (record: Encoded, session: number) => boolean;
 }
 
 /** How often a waiting session looks at the clock again. */
@@ -226,7 +228,7 @@ export class LocalGateway {
     const schemas = new Set(starts.keys());
     const replayed = [...starts].filter(([, start]) => start !== null).map(([schema]) => schema);
     const earliest = replayed.map((schema) => starts.get(schema)!).reduce<bigint | null>((a, b) => (a === null || b < a ? b : a), null);
-    this.sessions.push({ schemas: [...schemas], start: earliest, starts: [...subscriptions] });
+    const session = this.sessions.push({ schemas: [...schemas], start: earliest, starts: [...subscriptions] }) - 1;
     await send(
       encodeMetadata({
         dataset: OPRA_DATASET,
@@ -312,6 +314,11 @@ export class LocalGateway {
       }
       enqueue(next.bytes);
       this.sent++;
+      if (this.options.cutAfter?.(next, session)) {
+        await flush();
+        socket.destroy();
+        return;
+      }
       if (dueBytes >= SEND_CHUNK_BYTES) await flush();
       lastSent = Date.now();
     }
