@@ -9,7 +9,6 @@ import {
   type AdmitResult,
   type EntitlementView,
   type KeyCheck,
-  type KeyCheckRequest,
   type MeterRequest,
   type MeterResult,
   type RateState,
@@ -135,14 +134,6 @@ export class AccountLimiter extends DurableObject<Bindings> {
     if (taken.kind !== "taken") return taken;
     const usage = this.#count(request.accountId, request.cost, now);
     return { kind: "metered", rate: taken.rate, entitlement: taken.entitlement, usage };
-  }
-
-  /**
-   * Whether a key may call at all, without counting a request: for `/mcp`, whose own messages
-   * (initialise, list tools) are free while each tool call is admitted as a REST request.
-   */
-  async checkKey(request: KeyCheckRequest): Promise<KeyCheck> {
-    return keyState(await this.#currentSnapshot(request), request.keyId);
   }
 
   /** Admitted requests of the current ET day (the dashboard's "requests today"). */

@@ -18,7 +18,7 @@ export type Admitted = Extract<AdmitResult, { kind: "admitted" }>;
 export type Metered = Extract<MeterResult, { kind: "metered" }>;
 
 /** The 401 of a key its account's object does not list; a revoked one is remembered, so the next attempt never reaches the object. */
-export function refuseKey(c: Context<AppEnv>, identity: ResolvedKey, state: Exclude<KeyCheck, { kind: "active" }>): Promise<never> {
+function refuseKey(c: Context<AppEnv>, identity: ResolvedKey, state: Exclude<KeyCheck, { kind: "active" }>): Promise<never> {
   if (state.kind === "revoked") rememberRevoked(identity, c.env.KEY_CACHE, (p) => c.executionCtx.waitUntil(p));
   return authenticationFailed(c, "invalid_api_key", REVOKED_OR_UNKNOWN);
 }

@@ -23,9 +23,6 @@ export interface AdmitRequest {
   requireEntitlement: boolean;
 }
 
-/** A key to check without admitting a request (`checkKey`). */
-export type KeyCheckRequest = Omit<AdmitRequest, "requireEntitlement">;
-
 /**
  * Requests to count without an in-flight slot (`meter`): `/mcp`'s messages, `cost` of them, each
  * under a data route's entitlement.

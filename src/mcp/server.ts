@@ -3,7 +3,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { AppEnv } from "../app-env";
-import { keyCheckGate } from "../access/gates";
+import { meteredGate } from "../access/gates";
 import { ApiError } from "../http/errors";
 import { API_VERSION } from "../version";
 import { callTool } from "./dispatch";
@@ -32,7 +32,8 @@ function mcpServer(app: Hono<AppEnv>, c: Context<AppEnv>): Server {
       capabilities: { tools: {} },
       instructions:
         "US equity options market data. Implied volatility is in percent (22.37 means 22.37%), gamma exposure in dollars per 1% move, prices in USD. " +
-        "Results carry `asOf`; lists are paged (`cursor`, `page`). Every tool call counts as one API request against the key's per-minute limit.",
+        "Results carry `asOf`; lists are paged (`cursor`, `page`). Every message counts as one API request against the key's per-minute limit, " +
+        "and a tool call one more (the API request it runs).",
     },
   );
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolList() }));
@@ -45,11 +46,12 @@ function mcpServer(app: Hono<AppEnv>, c: Context<AppEnv>): Server {
 }
 
 /**
- * `/mcp`: the Model Context Protocol over Streamable HTTP, stateless and answered as JSON. The key
- * is checked here (nothing counted); each tool call then runs its REST route through `app`.
+ * `/mcp`: the Model Context Protocol over Streamable HTTP, stateless and answered as JSON. The
+ * request counts as one before anything of it is read; each tool call then runs its REST route
+ * through `app`, and counts again there.
  */
 export function mountMcp(app: Hono<AppEnv>): void {
-  app.post("/mcp", keyCheckGate, async (c) => {
+  app.post("/mcp", meteredGate, async (c) => {
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
