@@ -1,5 +1,4 @@
 import { Hono, type Context, type MiddlewareHandler } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "./app-env";
 import { adminAudit, adminGate, adminServedHere } from "./access/admin-gate";
@@ -12,6 +11,7 @@ import { isDatabaseUnavailable } from "./db/errors";
 import { configure } from "./http/configure";
 import { noCredentialsInQuery, originAuth } from "./http/edge-guards";
 import { ApiError, errorResponse, noEndpoint } from "./http/errors";
+import { limitBody } from "./http/body-limit";
 import { MethodTable } from "./http/method-table";
 import { requestId } from "./http/request-id";
 import { honoPath, type RouteSpec } from "./http/route";
@@ -25,13 +25,6 @@ function logFailure(requestIdValue: string, path: string, err: unknown): void {
   const message = (err instanceof Error ? err.message : String(err)).split("\nparams:")[0];
   console.error(JSON.stringify({ level: "error", requestId: requestIdValue, path, error: name, message }));
 }
-
-/** The largest request body a route reads. */
-const MAX_BODY_BYTES = 64 * 1024;
-
-const bodyTooLarge = () => {
-  throw new ApiError("invalid_body", `The request body is larger than ${MAX_BODY_BYTES / 1024} KB.`);
-};
 
 /**
  * A body in another media type would reach the JSON validator as no body at all (and a screen of
@@ -84,7 +77,7 @@ export function newApp(routes: readonly RouteSpec[]): Hono<AppEnv> {
       route.access === "admin" ? adminGate : accessGate(route.access),
       ...(route.params ? [validate("param", route.params)] : []),
       ...(route.query ? [validate("query", route.query)] : []),
-      ...(route.body ? [bodyLimit({ maxSize: MAX_BODY_BYTES, onError: bodyTooLarge }), jsonOnly, validate("json", route.body)] : []),
+      ...(route.body ? [limitBody, jsonOnly, validate("json", route.body)] : []),
     ];
     app.on(route.method.toUpperCase(), paths, ...chain, handle(route));
   }

@@ -54,11 +54,15 @@ export function accessGate(access: Exclude<Access, "admin">): MiddlewareHandler<
 /**
  * The gate of `/mcp`: authentication, then the request counted once against the account's limit
  * with a data route's entitlement, before anything of it is read. No in-flight slot: the messages
- * are answered at once, and each tool call takes its slot as the REST request it runs.
+ * are answered at once, and each tool call takes its slot as the REST request it runs. `meter`
+ * counts more of the request (a batch's further messages); the rate headers report the last count.
  */
 export const meteredGate: MiddlewareHandler<AppEnv> = async (c, next) => {
   const identity = await authenticate(c);
-  const { rate } = await meter(c, identity, 1);
+  let rate = (await meter(c, identity, 1)).rate;
+  c.set("meter", async (cost) => {
+    rate = (await meter(c, identity, cost)).rate;
+  });
   try {
     await next();
   } finally {

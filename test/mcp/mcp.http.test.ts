@@ -3,8 +3,10 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
+import { MAX_BODY_BYTES } from "../../src/http/body-limit";
+import { MAX_BATCH_MESSAGES } from "../../src/mcp/batch";
 import { HeatmapSummarySchema } from "../../src/mcp/summaries";
-import { MAX_MCP_BODY_BYTES, MAX_RESULT_CHARS, MCP_TOOLS } from "../../src/mcp/tools";
+import { MAX_RESULT_CHARS, MCP_TOOLS } from "../../src/mcp/tools";
 import { contractBody } from "../support/contract";
 import { newHttpAccount, sharedWorker } from "../support/http-accounts";
 
@@ -41,6 +43,7 @@ const rpc = (method: string, params: Record<string, unknown> = {}, id?: number) 
   ...(id === undefined ? {} : { id }),
 });
 const toolCall = (id: number, name: string, args: Record<string, unknown>) => rpc("tools/call", { name, arguments: args }, id);
+const cancel = (requestId: number) => rpc("notifications/cancelled", { requestId, reason: "not needed" });
 
 /** A raw POST to `/mcp` as a Streamable HTTP client sends it; given up after 10 s, so a hung answer fails the test rather than stalls it. */
 const post = (key: string, body: unknown) =>
@@ -138,6 +141,51 @@ describe("/mcp with the official MCP client against wrangler dev", () => {
     expect(await refused[0]!.json()).toMatchObject({ error: "rate_limited", status: 429 });
     await Promise.all(answers.map((res) => (res.bodyUsed ? undefined : res.body?.cancel())));
     await expect(connect(fresh.key)).rejects.toThrow(/rate_limited/);
+  });
+
+  it(`counts a batch as the messages it holds: ${MAX_BATCH_MESSAGES} at the cap are as many requests; above it, refused 400 for one`, async () => {
+    const fresh = await newHttpAccount();
+    const atCap = await post(
+      fresh.key,
+      Array.from({ length: MAX_BATCH_MESSAGES }, (_, i) => rpc("tools/list", {}, i + 1)),
+    );
+    expect(atCap.status).toBe(200);
+    expect(((await atCap.json()) as unknown[]).length).toBe(MAX_BATCH_MESSAGES);
+    expect(remaining(atCap)).toBe(300 - MAX_BATCH_MESSAGES);
+    const above = await post(
+      fresh.key,
+      Array.from({ length: 100 }, (_, i) => rpc("tools/list", {}, i + 1)),
+    );
+    expect(above.status).toBe(400);
+    expect(await above.json()).toMatchObject({
+      error: "invalid_body",
+      message: expect.stringContaining(`at most ${MAX_BATCH_MESSAGES} messages`),
+    });
+    expect(remaining(above)).toBe(300 - MAX_BATCH_MESSAGES - 1);
+    expect(await requestsToday(fresh.key)).toBe(MAX_BATCH_MESSAGES + 1 + 1);
+  });
+
+  it("answers at once a batch with a request cancelled in it or an id twice, and leaves no in-flight slot held", async () => {
+    const fresh = await newHttpAccount();
+    const expirations = (id: number) => toolCall(id, "get_expirations", { symbol: "SPY" });
+    // All it asked is cancelled: nothing to answer, nothing run.
+    expect((await post(fresh.key, [expirations(1), cancel(1)])).status).toBe(202);
+    const partly = await post(fresh.key, [expirations(1), expirations(2), cancel(2)]);
+    expect(partly.status).toBe(200);
+    expect([await partly.json()].flat().map((answer) => (answer as { id: number }).id)).toEqual([1]);
+    const twice = await post(
+      fresh.key,
+      [1, 2, 3, 4, 5].map(() => toolCall(7, "get_chain", { symbol: "SPY" })),
+    );
+    expect(twice.status).toBe(400);
+    expect(await twice.json()).toMatchObject({ error: "invalid_body", message: expect.stringContaining("appears twice") });
+    // Messages as sent (2 + 3 + 1 refused), the one tool call that ran, and this request.
+    expect(await requestsToday(fresh.key)).toBe(2 + 3 + 1 + 1 + 1);
+    // The account's 5 in-flight slots are all free: 5 tool calls at once are all admitted.
+    const client = await connect(fresh.key);
+    const results = await Promise.all([1, 2, 3, 4, 5].map(() => call(client, "get_expirations", { symbol: "SPY" })));
+    expect(results.map((result) => result.isError ?? false)).toEqual([false, false, false, false, false]);
+    await client.close();
   });
 
   it("answers every tool with valid input: the route's body (or its stated summary), with asOf, within the size bound", async () => {
@@ -259,7 +307,7 @@ describe("/mcp with the official MCP client against wrangler dev", () => {
     // Spend the minute's requests down to 5, one tools/list at a time: each answer says what remains.
     let left = 300;
     while (left > 5) left = remaining(await post(fresh.key, rpc("tools/list", {}, 1)));
-    // A batch of that many tool calls: the request takes one, so their REST requests find too few (bar a refill).
+    // A batch of that many tool calls: its messages take what is left, so their REST requests find none (bar a refill).
     const res = await post(
       fresh.key,
       Array.from({ length: left }, (_, i) => toolCall(i + 1, "get_expirations", { symbol: "SPY" })),
@@ -271,13 +319,11 @@ describe("/mcp with the official MCP client against wrangler dev", () => {
     expect(toolError(refusal!).retry_after_seconds).toBeGreaterThanOrEqual(1);
   });
 
-  it("refuses a message larger than the API's body bound with 413, unread", async () => {
-    const res = await fetch(`${sharedWorker().url}/mcp`, {
-      method: "POST",
-      headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping", params: { padding: "x".repeat(MAX_MCP_BODY_BYTES) } }),
-    });
-    expect(res.status).toBe(413);
+  it("refuses a message larger than the API's body bound as the REST routes do, counted", async () => {
+    const res = await post(key, rpc("ping", { padding: "x".repeat(MAX_BODY_BYTES) }, 1));
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ error: "invalid_body", message: expect.stringContaining("larger than 64 KB") });
+    expect(res.headers.get("X-RateLimit-Remaining")).not.toBeNull();
   });
 
   it("answers other methods with 405 and Allow: POST (stateless: no stream, no session)", async () => {
