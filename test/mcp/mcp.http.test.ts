@@ -28,6 +28,7 @@ function toolError(result: CallToolResult): {
   error: string;
   message: string;
   status: number;
+  timestamp: string;
   request_id: string;
   retry_after_seconds?: number;
 } {
@@ -252,8 +253,11 @@ describe("/mcp with the official MCP client against wrangler dev", () => {
       error: "invalid_range",
     });
     expect(toolError(await call(client, "screen_contracts", { bogus: 1 }))).toMatchObject({ error: "invalid_body" });
+    // A lone surrogate, which `encodeURIComponent` throws on, is the route's to refuse.
+    expect(toolError(await call(client, "get_chain", { symbol: "\ud800" }))).toMatchObject({ error: "invalid_parameter", status: 400 });
     const error = toolError(await call(client, "get_iv_context", { symbol: 42 }));
     expect(error.request_id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(Date.parse(error.timestamp)).not.toBeNaN();
     await expect(client.callTool({ name: "no_such_tool", arguments: {} })).rejects.toThrow(/Unknown tool/);
   });
 
