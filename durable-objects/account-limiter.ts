@@ -9,13 +9,14 @@ import {
   type AdmitResult,
   type EntitlementView,
   type KeyCheck,
-  type KeyCheckRequest,
+  type MeterRequest,
+  type MeterResult,
   type RateState,
   type UsageView,
 } from "../src/limits/admission";
 import { Leases } from "./leases";
 import { gcra, perMinuteQuota, type GcraQuota, type GcraResult } from "./gcra";
-import { limitsFor } from "../src/domain/plans";
+import { limitsFor, type PlanLimits } from "../src/domain/plans";
 import { usageDay } from "../src/limits/usage-day";
 import { controlDatabaseOf, type ControlDatabase } from "./control-database";
 import { TypedStorage } from "./typed-storage";
@@ -42,6 +43,16 @@ interface LimiterStorage extends Record<string, unknown> {
 
 /** Hot-path writes do not hold the reply for disk: a lost write only forgets a little rate-limit history. */
 const UNCONFIRMED = { allowUnconfirmed: true } as const;
+
+/** What `admit` and `meter` refuse before the in-flight cap. */
+type Refusal = Exclude<AdmitResult, { kind: "too_many_concurrent" } | { kind: "admitted" }>;
+/** The bucket charged: what the rest of the decision needs. */
+interface Taken {
+  kind: "taken";
+  rate: RateState;
+  entitlement: EntitlementView;
+  limits: PlanLimits;
+}
 
 /** A key's standing in a snapshot: an unlisted id at or below the highest ever issued is revoked (or deleted) for good, which the edge may remember. */
 function keyState(snapshot: EntitlementSnapshot, keyId: number): KeyCheck {
@@ -98,47 +109,31 @@ export class AccountLimiter extends DurableObject<Bindings> {
   async admit(request: AdmitRequest): Promise<AdmitResult> {
     const snapshot = await this.#currentSnapshot(request);
     const now = Date.now();
-    const key = keyState(snapshot, request.keyId);
-    if (key.kind !== "active") return key;
-    const entitlement = entitlementView(snapshot, now);
-    if (request.requireEntitlement && !entitlement.entitled) return { kind: "not_entitled", entitlement };
-
-    const limits = limitsFor(snapshot.planId);
-    const quota = perMinuteQuota(limits.requestsPerMinute);
-    const decision = gcra(this.#tat, now, 1, quota);
-    const rate = rateState(decision, quota);
-    if (!decision.allowed) {
-      return { kind: "rate_limited", rate, retryAfterSeconds: Math.max(1, Math.ceil(decision.retryAfterMs / 1000)) };
-    }
-    this.#tat = decision.tat;
-
+    const taken = this.#take(snapshot, request, 1, now);
+    if (taken.kind !== "taken") return taken;
+    const { rate, entitlement, limits } = taken;
     this.#sweep(now);
     if (this.#leases.size >= limits.concurrency) {
       void this.#stored.write({ tat: this.#tat }, UNCONFIRMED);
       return { kind: "too_many_concurrent", rate };
     }
     const leaseId = this.#leases.acquire(now, LEASE_MS);
-    const { date, resetAt } = usageDay(now);
-    this.#day = this.#day.date === date ? { date, count: this.#day.count + 1 } : { date, count: 1 };
-    this.#unflushed[date] = this.#day.count;
-    this.#accountId = request.accountId;
-    void this.#stored.write(
-      { tat: this.#tat, day: this.#day, leases: this.#leases.entries(), unflushed: this.#unflushed, accountId: request.accountId },
-      UNCONFIRMED,
-    );
-    this.#flushAt ??= now + USAGE_FLUSH_MS;
-    this.#scheduleAlarm();
-
-    const usage: UsageView = { date, today: this.#day.count, resetAt: resetAt.toISOString() };
+    const usage = this.#count(request.accountId, 1, now);
     return { kind: "admitted", rate, leaseId, entitlement, usage };
   }
 
   /**
-   * Whether a key may call at all, without counting a request: for `/mcp`, whose own messages
-   * (initialise, list tools) are free while each tool call is admitted as a REST request.
+   * Counts `cost` requests as `admit` does (key, entitlement, rate limit, daily count) but takes no
+   * in-flight slot: `/mcp`'s own messages, answered at once, while each tool call is admitted as
+   * the REST request it runs. All or nothing: a refused cost takes no token.
    */
-  async checkKey(request: KeyCheckRequest): Promise<KeyCheck> {
-    return keyState(await this.#currentSnapshot({ ...request, requireEntitlement: false }), request.keyId);
+  async meter(request: MeterRequest): Promise<MeterResult> {
+    const snapshot = await this.#currentSnapshot(request);
+    const now = Date.now();
+    const taken = this.#take(snapshot, { ...request, requireEntitlement: true }, request.cost, now);
+    if (taken.kind !== "taken") return taken;
+    const usage = this.#count(request.accountId, request.cost, now);
+    return { kind: "metered", rate: taken.rate, entitlement: taken.entitlement, usage };
   }
 
   /** Admitted requests of the current ET day (the dashboard's "requests today"). */
@@ -166,7 +161,7 @@ export class AccountLimiter extends DurableObject<Bindings> {
    * database. Every load is shared by the admits that arrive while it runs, and reloads start at
    * most once per `UNKNOWN_KEY_RELOAD_MS`, whether they succeed or not.
    */
-  async #currentSnapshot(request: AdmitRequest): Promise<EntitlementSnapshot> {
+  async #currentSnapshot(request: Pick<AdmitRequest, "accountId" | "keyId">): Promise<EntitlementSnapshot> {
     const held = this.#snapshot;
     if (!held) return this.#shared(request.accountId);
     const now = Date.now();
@@ -241,6 +236,38 @@ export class AccountLimiter extends DurableObject<Bindings> {
       console.warn(JSON.stringify({ level: "warn", event: "usage_flush_failed", reason: err instanceof Error ? err.name : "unknown" }));
       this.#flushAt = Date.now() + USAGE_FLUSH_MS;
     }
+  }
+
+  /** Key, entitlement and rate limit, in one step with no await: `cost` tokens taken from the bucket, or the refusal. */
+  #take(snapshot: EntitlementSnapshot, request: AdmitRequest, cost: number, now: number): Refusal | Taken {
+    const key = keyState(snapshot, request.keyId);
+    if (key.kind !== "active") return key;
+    const entitlement = entitlementView(snapshot, now);
+    if (request.requireEntitlement && !entitlement.entitled) return { kind: "not_entitled", entitlement };
+    const limits = limitsFor(snapshot.planId);
+    const quota = perMinuteQuota(limits.requestsPerMinute);
+    const decision = gcra(this.#tat, now, cost, quota);
+    const rate = rateState(decision, quota);
+    if (!decision.allowed) {
+      return { kind: "rate_limited", rate, retryAfterSeconds: Math.max(1, Math.ceil(decision.retryAfterMs / 1000)) };
+    }
+    this.#tat = decision.tat;
+    return { kind: "taken", rate, entitlement, limits };
+  }
+
+  /** Adds `cost` to the ET day's count and writes the bucket, leases and counts through. */
+  #count(accountId: number, cost: number, now: number): UsageView {
+    const { date, resetAt } = usageDay(now);
+    this.#day = { date, count: (this.#day.date === date ? this.#day.count : 0) + cost };
+    this.#unflushed[date] = this.#day.count;
+    this.#accountId = accountId;
+    void this.#stored.write(
+      { tat: this.#tat, day: this.#day, leases: this.#leases.entries(), unflushed: this.#unflushed, accountId },
+      UNCONFIRMED,
+    );
+    this.#flushAt ??= now + USAGE_FLUSH_MS;
+    this.#scheduleAlarm();
+    return { date, today: this.#day.count, resetAt: resetAt.toISOString() };
   }
 
   #sweep(now: number): void {

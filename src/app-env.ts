@@ -28,6 +28,8 @@ export interface AppEnv {
     requestId: string;
     config: Config;
     account: AccountContext;
+    /** On `/mcp`: counts `cost` more requests of this one's account (a batch's further messages), refused as admission refuses. */
+    meter: (cost: number) => Promise<void>;
     /** The description of this app's routes (`/openapi.json`). */
     apiDescription: DescriptionSource;
   };

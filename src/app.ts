@@ -1,5 +1,4 @@
 import { Hono, type Context, type MiddlewareHandler } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv } from "./app-env";
 import { adminAudit, adminGate, adminServedHere } from "./access/admin-gate";
@@ -11,27 +10,14 @@ import { accessGate } from "./access/gates";
 import { isDatabaseUnavailable } from "./db/errors";
 import { configure } from "./http/configure";
 import { noCredentialsInQuery, originAuth } from "./http/edge-guards";
-import { ApiError, errorResponse, noEndpoint } from "./http/errors";
+import { ApiError, errorResponse, internalError, noEndpoint } from "./http/errors";
+import { limitBody } from "./http/body-limit";
+import { logFailure } from "./http/failure-log";
 import { MethodTable } from "./http/method-table";
 import { requestId } from "./http/request-id";
 import { honoPath, type RouteSpec } from "./http/route";
 import { validate } from "./http/validation";
 import { ApiDescription } from "./openapi/published";
-
-/** The request fields worth logging for a failure: never headers, keys or query values. */
-function logFailure(requestIdValue: string, path: string, err: unknown): void {
-  const name = err instanceof Error ? err.name : typeof err;
-  // Query parameters can carry key hashes or customer input: drop the driver's params dump.
-  const message = (err instanceof Error ? err.message : String(err)).split("\nparams:")[0];
-  console.error(JSON.stringify({ level: "error", requestId: requestIdValue, path, error: name, message }));
-}
-
-/** The largest request body a route reads. */
-const MAX_BODY_BYTES = 64 * 1024;
-
-const bodyTooLarge = () => {
-  throw new ApiError("invalid_body", `The request body is larger than ${MAX_BODY_BYTES / 1024} KB.`);
-};
 
 /**
  * A body in another media type would reach the JSON validator as no body at all (and a screen of
@@ -84,7 +70,7 @@ export function newApp(routes: readonly RouteSpec[]): Hono<AppEnv> {
       route.access === "admin" ? adminGate : accessGate(route.access),
       ...(route.params ? [validate("param", route.params)] : []),
       ...(route.query ? [validate("query", route.query)] : []),
-      ...(route.body ? [bodyLimit({ maxSize: MAX_BODY_BYTES, onError: bodyTooLarge }), jsonOnly, validate("json", route.body)] : []),
+      ...(route.body ? [limitBody, jsonOnly, validate("json", route.body)] : []),
     ];
     app.on(route.method.toUpperCase(), paths, ...chain, handle(route));
   }
@@ -121,7 +107,7 @@ export function newApp(routes: readonly RouteSpec[]): Hono<AppEnv> {
         new ApiError("service_unavailable", "The database is temporarily unavailable; retry shortly.", { headers: { "Retry-After": "1" } }),
       );
     }
-    return errorResponse(c, new ApiError("internal_error", "An internal error occurred. Quote the request_id when contacting support."));
+    return errorResponse(c, internalError());
   });
 
   return app;

@@ -6,7 +6,7 @@ import { ApiError } from "../http/errors";
 import { setRateHeaders } from "../http/limit-headers";
 import type { Access } from "../http/route";
 import { displayPrefix } from "../domain/api-key";
-import { admit, refuseKey, release } from "./admit";
+import { admit, meter, release } from "./admit";
 import { authenticate } from "./authenticate";
 import { LIMITER_RETRY_AFTER_SECONDS } from "../http/limiter-window";
 
@@ -52,16 +52,21 @@ export function accessGate(access: Exclude<Access, "admin">): MiddlewareHandler<
 }
 
 /**
- * A valid, unrevoked key, with nothing counted: the gate of `/mcp`, whose tool calls each go
- * through the REST pipeline (and its admission) of their route. Failures are the REST routes' 401s.
+ * The gate of `/mcp`: authentication, then the request counted once against the account's limit
+ * with a data route's entitlement, before anything of it is read. No in-flight slot: the messages
+ * are answered at once, and each tool call takes its slot as the REST request it runs. `meter`
+ * counts more of the request (a batch's further messages); the rate headers report the last count.
  */
-export const keyCheckGate: MiddlewareHandler<AppEnv> = async (c, next) => {
+export const meteredGate: MiddlewareHandler<AppEnv> = async (c, next) => {
   const identity = await authenticate(c);
-  const check = await c.env.ACCOUNT_LIMITER.getByName(String(identity.accountId)).checkKey({
-    accountId: identity.accountId,
-    keyId: identity.keyId,
+  let rate = (await meter(c, identity, 1)).rate;
+  c.set("meter", async (cost) => {
+    rate = (await meter(c, identity, cost)).rate;
   });
-  if (check.kind !== "active") return refuseKey(c, identity, check);
-  await next();
-  c.res.headers.set("Cache-Control", "private, no-store");
+  try {
+    await next();
+  } finally {
+    setRateHeaders(c.res.headers, rate);
+    c.res.headers.set("Cache-Control", "private, no-store");
+  }
 };

@@ -67,10 +67,9 @@ export interface ErrorEnvelope {
   [extra: string]: unknown;
 }
 
-/** Renders an ApiError as the spec's envelope, with its headers and the request ID. */
-export function errorResponse(c: Context, err: ApiError): Response {
-  const requestId = (c.get("requestId" as never) as string | undefined) ?? crypto.randomUUID();
-  const body: ErrorEnvelope = {
+/** An ApiError as the spec's envelope. */
+export function errorEnvelope(err: ApiError, requestId: string): ErrorEnvelope {
+  return {
     ...err.fields,
     error: err.code,
     message: err.message,
@@ -78,10 +77,21 @@ export function errorResponse(c: Context, err: ApiError): Response {
     timestamp: new Date().toISOString(),
     request_id: requestId,
   };
+}
+
+/** Renders an ApiError as the spec's envelope, with its headers and the request ID. */
+export function errorResponse(c: Context, err: ApiError): Response {
+  const requestId = (c.get("requestId" as never) as string | undefined) ?? crypto.randomUUID();
+  const body = errorEnvelope(err, requestId);
   const headers = new Headers(err.headers);
   headers.set("Content-Type", "application/json; charset=utf-8");
   headers.set("X-Request-ID", requestId);
   return new Response(JSON.stringify(body), { status: err.status, headers });
+}
+
+/** 500 for a failure of ours: the details go to the log, never on the wire. */
+export function internalError(): ApiError {
+  return new ApiError("internal_error", "An internal error occurred. Quote the request_id when contacting support.");
 }
 
 /** 404 for a path no route serves; the echoed path is bounded, whatever a client sends. */

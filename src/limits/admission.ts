@@ -23,8 +23,13 @@ export interface AdmitRequest {
   requireEntitlement: boolean;
 }
 
-/** A key to check without admitting a request (`checkKey`). */
-export type KeyCheckRequest = Omit<AdmitRequest, "requireEntitlement">;
+/**
+ * Requests to count without an in-flight slot (`meter`): `/mcp`'s messages, `cost` of them, each
+ * under a data route's entitlement.
+ */
+export interface MeterRequest extends Omit<AdmitRequest, "requireEntitlement"> {
+  cost: number;
+}
 
 /** Whether a key is on its account's allowlist: `revoked` is final, as in `AdmitResult`. */
 export type KeyCheck = { kind: "active" } | { kind: "revoked" } | { kind: "unknown_key" };
@@ -39,6 +44,11 @@ export type AdmitResult =
   | { kind: "rate_limited"; rate: RateState; retryAfterSeconds: number }
   | { kind: "too_many_concurrent"; rate: RateState }
   | { kind: "admitted"; rate: RateState; leaseId: string; entitlement: EntitlementView; usage: UsageView };
+
+/** `meter`'s answer: `admit`'s refusals but the in-flight cap, which metering does not touch. */
+export type MeterResult =
+  | Exclude<AdmitResult, { kind: "too_many_concurrent" } | { kind: "admitted" }>
+  | { kind: "metered"; rate: RateState; entitlement: EntitlementView; usage: UsageView };
 
 export interface UsageView {
   /** ET date the counter belongs to. */

@@ -1,6 +1,8 @@
 import type { Context, Hono } from "hono";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { AppEnv } from "../app-env";
+import { errorEnvelope, internalError, type ErrorEnvelope } from "../http/errors";
+import { logFailure } from "../http/failure-log";
 import type { McpTool } from "./tools";
 
 /** Headers of the MCP request that describe it, not the caller: the REST request sets its own. */
@@ -15,6 +17,9 @@ const NOT_FORWARDED = [
 ];
 
 type Args = Record<string, unknown>;
+
+/** `encodeURIComponent` throws on a lone surrogate: replaced, it reaches the route, whose validation answers it. */
+const wellFormed = (text: string) => text.replace(/\p{Cs}/gu, "\uFFFD");
 
 /** A query value as a REST client would send it: lists comma-separated. */
 const queryText = (value: unknown) =>
@@ -36,7 +41,7 @@ function restRequest(c: Context<AppEnv>, tool: McpTool, args: Args): Request {
   const path = route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
     const value = rest[name];
     delete rest[name];
-    return encodeURIComponent(value === undefined || value === null ? "" : String(value));
+    return encodeURIComponent(value === undefined || value === null ? "" : wellFormed(String(value)));
   });
   const url = new URL(path, c.req.url);
   const headers = new Headers(c.req.raw.headers);
@@ -49,27 +54,28 @@ function restRequest(c: Context<AppEnv>, tool: McpTool, args: Args): Request {
   return new Request(url, { method: route.method.toUpperCase(), headers });
 }
 
-/** An API error as a tool error: the envelope's code and message, and what a caller needs to act on it. */
-function toolError(body: unknown, res: Response): CallToolResult {
-  const envelope = (body ?? {}) as { error?: string; message?: string; request_id?: string; required_plan?: string };
-  const retryAfter = res.headers.get("Retry-After");
-  const error = {
-    error: envelope.error ?? "internal_error",
-    message: envelope.message ?? `HTTP ${res.status}`,
-    status: res.status,
-    request_id: envelope.request_id ?? res.headers.get("X-Request-ID"),
-    ...(envelope.required_plan ? { required_plan: envelope.required_plan } : {}),
-    ...(retryAfter ? { retry_after_seconds: Number(retryAfter) } : {}),
-  };
+/** An API error as a tool error: the API's envelope, in the text and as `structuredContent`. */
+function toolError(error: Record<string, unknown>): CallToolResult {
   return { isError: true, content: [{ type: "text", text: JSON.stringify(error) }], structuredContent: error };
 }
 
-/**
- * Runs a tool call as the REST request of its route, through the whole app: authentication,
- * entitlement, the rate limit and in-flight cap (one request per call), validation, caches.
- */
-export async function callTool(app: Hono<AppEnv>, c: Context<AppEnv>, tool: McpTool, args: Args): Promise<CallToolResult> {
-  const res = await app.fetch(restRequest(c, tool, sized(tool, args)), c.env, c.executionCtx);
+/** A REST answer's error: its envelope, and what a caller needs to act on it. */
+function restError(body: unknown, res: Response): CallToolResult {
+  const envelope = (body ?? {}) as Partial<ErrorEnvelope>;
+  const retryAfter = res.headers.get("Retry-After");
+  return toolError({
+    error: envelope.error ?? "internal_error",
+    message: envelope.message ?? `HTTP ${res.status}`,
+    status: res.status,
+    timestamp: envelope.timestamp ?? new Date().toISOString(),
+    request_id: envelope.request_id ?? res.headers.get("X-Request-ID"),
+    ...(envelope.required_plan ? { required_plan: envelope.required_plan } : {}),
+    ...(retryAfter ? { retry_after_seconds: Number(retryAfter) } : {}),
+  });
+}
+
+/** The tool's answer from its route's: summarised where the tool says so, with `asOf`. */
+async function toolResult(tool: McpTool, res: Response): Promise<CallToolResult> {
   const text = await res.text();
   let body: unknown = null;
   try {
@@ -77,7 +83,7 @@ export async function callTool(app: Hono<AppEnv>, c: Context<AppEnv>, tool: McpT
   } catch {
     // Not JSON: reported below as the status it came with.
   }
-  if (!res.ok || body === null) return toolError(body, res);
+  if (!res.ok || body === null) return restError(body, res);
   const shrunk = tool.shrink ? tool.shrink(body as never) : body;
   const result = (tool.asOf ? { ...(shrunk as object), asOf: tool.asOf(body as never) } : shrunk) as Record<string, unknown>;
   return {
@@ -89,4 +95,19 @@ export async function callTool(app: Hono<AppEnv>, c: Context<AppEnv>, tool: McpT
       limit_clamped: res.headers.get("X-Limit-Clamped") === "true",
     },
   };
+}
+
+/**
+ * Runs a tool call as the REST request of its route, through the whole app: authentication,
+ * entitlement, the rate limit and in-flight cap (one request per call), validation, caches. A
+ * failure of the tool itself is logged and answered as the API answers its own: a 500
+ * `internal_error` envelope under the `/mcp` request's id, never the exception.
+ */
+export async function callTool(app: Hono<AppEnv>, c: Context<AppEnv>, tool: McpTool, args: Args): Promise<CallToolResult> {
+  try {
+    return await toolResult(tool, await app.fetch(restRequest(c, tool, sized(tool, args)), c.env, c.executionCtx));
+  } catch (err) {
+    logFailure(c.var.requestId, `/mcp ${tool.name}`, err);
+    return toolError(errorEnvelope(internalError(), c.var.requestId));
+  }
 }

@@ -3,12 +3,14 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { AppEnv } from "../app-env";
-import { keyCheckGate } from "../access/gates";
+import { meteredGate } from "../access/gates";
+import { limitBody } from "../http/body-limit";
 import { ApiError } from "../http/errors";
 import { API_VERSION } from "../version";
+import { mcpBody } from "./batch";
 import { callTool } from "./dispatch";
 import { toolInputSchema } from "./input-schema";
-import { MAX_MCP_BODY_BYTES, MCP_TOOLS, type McpTool } from "./tools";
+import { MCP_TOOLS, type McpTool } from "./tools";
 
 const byName = new Map<string, McpTool>(MCP_TOOLS.map((tool) => [tool.name, tool]));
 
@@ -32,7 +34,8 @@ function mcpServer(app: Hono<AppEnv>, c: Context<AppEnv>): Server {
       capabilities: { tools: {} },
       instructions:
         "US equity options market data. Implied volatility is in percent (22.37 means 22.37%), gamma exposure in dollars per 1% move, prices in USD. " +
-        "Results carry `asOf`; lists are paged (`cursor`, `page`). Every tool call counts as one API request against the key's per-minute limit.",
+        "Results carry `asOf`; lists are paged (`cursor`, `page`). Every message counts as one API request against the key's per-minute limit, " +
+        "and a tool call one more (the API request it runs).",
     },
   );
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolList() }));
@@ -44,21 +47,22 @@ function mcpServer(app: Hono<AppEnv>, c: Context<AppEnv>): Server {
   return server;
 }
 
+/** Answers one `/mcp` request: its body checked and its further messages counted, then the MCP server's answer. */
+async function answer(app: Hono<AppEnv>, c: Context<AppEnv>): Promise<Response> {
+  const body = mcpBody(await c.req.text());
+  if (body.count > 1) await c.var.meter(body.count - 1);
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  await mcpServer(app, c).connect(transport);
+  return transport.handleRequest(c.req.raw, { parsedBody: body.messages });
+}
+
 /**
- * `/mcp`: the Model Context Protocol over Streamable HTTP, stateless and answered as JSON. The key
- * is checked here (nothing counted); each tool call then runs its REST route through `app`.
+ * `/mcp`: the Model Context Protocol over Streamable HTTP, stateless and answered as JSON. Every
+ * message counts as a request (the first before the body is read); each tool call then runs its
+ * REST route through `app`, and counts again there.
  */
 export function mountMcp(app: Hono<AppEnv>): void {
-  app.post("/mcp", keyCheckGate, async (c) => {
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-      // A tool call is a few hundred bytes: the REST API's own bound on bodies, not the library's 4 MiB.
-      maxRequestBodySize: MAX_MCP_BODY_BYTES,
-    });
-    await mcpServer(app, c).connect(transport);
-    return transport.handleRequest(c.req.raw);
-  });
+  app.post("/mcp", meteredGate, limitBody, (c) => answer(app, c));
   // Stateless: no stream to open (GET) and no session to end (DELETE).
   app.all("/mcp", (c) => {
     throw new ApiError("method_not_allowed", `Method ${c.req.method} is not allowed here; allowed: POST.`, { headers: { Allow: "POST" } });

@@ -18,9 +18,6 @@ import { HEATMAP_CELLS, heatmapSummary, NET_FLOW_POINTS, nearSpotProfile, PROFIL
 /** The most a tool result holds, as JSON text (~8k tokens): list sizes below are chosen to stay under it. */
 export const MAX_RESULT_CHARS = 32_000;
 
-/** The largest MCP message `/mcp` reads; larger is 413 before parsing. */
-export const MAX_MCP_BODY_BYTES = 64 * 1024;
-
 /** One MCP tool: the REST route it calls, what it tells an assistant, and how its answer is kept small. */
 export interface McpTool {
   name: string;

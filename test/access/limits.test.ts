@@ -63,6 +63,45 @@ describe("per-account rate limit (GCRA, 300 per minute across all keys)", () => 
   });
 });
 
+describe("metering without a slot (`meter`: the messages of `/mcp`)", () => {
+  it("counts `cost` requests in the bucket and the day, all or nothing, beside 5 slots held, and refuses an account without entitlement", async () => {
+    const account = await newAccount();
+    const accountId = await accountIdOf(account);
+    const keyId = account.keys[0]!.id;
+    expect((await probeCall("/v1/test/ok", bearer(account.keys[0]!.key))).status).toBe(200);
+    // Inside the object, where the clock does not move between calls.
+    const out = await runInDurableObject(limiterOf(accountId), async (instance) => {
+      const slots = [];
+      for (let i = 0; i < 5; i++) slots.push(await instance.admit({ accountId, keyId, requireEntitlement: true }));
+      const twenty = await instance.meter({ accountId, keyId, cost: 20 });
+      const tooMany = await instance.meter({ accountId, keyId, cost: 300 });
+      const one = await instance.meter({ accountId, keyId, cost: 1 });
+      const sixth = await instance.admit({ accountId, keyId, requireEntitlement: true });
+      for (const slot of slots) if (slot.kind === "admitted") instance.release(slot.leaseId);
+      return { slots: slots.map((slot) => slot.kind), twenty, tooMany, one, sixth: sixth.kind };
+    });
+    expect(out.slots).toEqual(Array(5).fill("admitted"));
+    if (out.twenty.kind !== "metered" || out.one.kind !== "metered") throw new Error("expected both counted");
+    // 300 less the warm-up (unless its token came back meanwhile), the 5 admitted and the 20.
+    expect(out.twenty.rate.remaining).toBeGreaterThanOrEqual(300 - 1 - 5 - 20);
+    expect(out.twenty.rate.remaining).toBeLessThanOrEqual(300 - 5 - 20);
+    expect(out.twenty.usage.today).toBe(1 + 5 + 20);
+    // 300 at once is more than is left: refused, and nothing taken.
+    expect(out.tooMany.kind).toBe("rate_limited");
+    expect(out.one.rate.remaining).toBe(out.twenty.rate.remaining - 1);
+    expect(out.one.usage.today).toBe(1 + 5 + 20 + 1);
+    // Metering took no slot: the 5 admitted hold them all.
+    expect(out.sixth).toBe("too_many_concurrent");
+
+    const ended = await newAccount({ status: "trialing", trialEnded: true });
+    const endedId = await accountIdOf(ended);
+    expect(await limiterOf(endedId).meter({ accountId: endedId, keyId: ended.keys[0]!.id, cost: 1 })).toMatchObject({
+      kind: "not_entitled",
+      entitlement: { reason: "trial_ended" },
+    });
+  });
+});
+
 describe("in-flight cap (5 per account)", () => {
   it("answers exactly one of 6 overlapping slow requests with 429 too_many_concurrent_requests and Retry-After: 1", async () => {
     const { keys } = await newAccount({ keys: 2 });

@@ -9,10 +9,10 @@ export const adminOfSharedWorker = () => new AdminClient(sharedWorker().url, sha
 let counter = 0;
 
 /** A fresh account on the shared Worker, with one key: `status` active and the catalogue's plan unless given. */
-export async function newHttpAccount(options: { status?: "active" | "canceled"; plan?: string } = {}) {
+export async function newHttpAccount(options: { status?: "active" | "canceled" | "trialing"; plan?: string; trialEnded?: boolean } = {}) {
   const admin = adminOfSharedWorker();
   const name = `http-${Date.now().toString(36)}-${++counter}-${crypto.randomUUID().slice(0, 8)}`;
-  bodyOf(await admin.createAccount({ name, status: options.status ?? "active", plan: options.plan }));
+  bodyOf(await admin.createAccount({ name, status: options.status ?? "active", plan: options.plan, trialEnded: options.trialEnded }));
   const key = bodyOf(await admin.createKey(name));
   return { name, key: key.key, keyId: key.id, revoke: async () => bodyOf(await admin.revokeKey(key.id)) };
 }
