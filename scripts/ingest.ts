@@ -8,7 +8,7 @@ import { followFundamentals } from "../ingest/fundamentals/refresh-fundamentals"
 import { followScreener, refreshMovedPartitions } from "../ingest/screener/follow-screener";
 import { followSessionRolls } from "../ingest/session/follow-sessions";
 import type { FeedReport } from "../ingest/replay/replay";
-import { replayFiles } from "../ingest/replay/replay";
+import { replayFiles, replayOutcome } from "../ingest/replay/replay";
 import { openMarketBackend } from "./lib/market-backend";
 
 const DEFAULT_GATEWAY = "opra-pillar.lsg.databento.com:13000";
@@ -98,9 +98,18 @@ async function main(): Promise<number> {
       derived.abort();
       await following;
     }
+    if (run.kind === "live") {
+      log({ event: "ingest_stopped", ...report });
+      return 0;
+    }
     // A replay read to its end leaves the screener current.
-    if (run.kind === "replay" && !stop.signal.aborted) await refreshMovedPartitions(backend, log);
-    log({ event: run.kind === "replay" ? "ingest_replayed" : "ingest_stopped", ...report });
+    if (!stop.signal.aborted) await refreshMovedPartitions(backend, log);
+    const outcome = replayOutcome(report);
+    log({ event: "ingest_replayed", ...report, outcome: outcome.summary });
+    if (!outcome.stored && !stop.signal.aborted) {
+      console.error(`The replay ${outcome.summary}.`);
+      return 3;
+    }
   } catch (error) {
     if (!(error instanceof LiveRefusedError)) throw error;
     console.error(error.message);

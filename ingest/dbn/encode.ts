@@ -4,7 +4,7 @@
 import { DEFINITION_V3 } from "./binary-records";
 import { SCHEMAS, STYPES } from "./enums";
 import { FIXED_PRICE_SCALE, UNDEF_PRICE, UNDEF_STAT_QUANTITY_V3, UNDEF_TIMESTAMP } from "./fixed-point";
-import type { Metadata } from "./metadata";
+import type { Metadata, SymbolMapping } from "./metadata";
 import type { ConsolidatedLevel, DbnRecord } from "./records";
 
 const VERSION = 3;
@@ -172,18 +172,22 @@ export function encodeRecord(record: DbnRecord, tsOut = false): Uint8Array {
   return w.bytes;
 }
 
-/** What a stream's metadata header says; symbol lists and mappings are left empty (the records carry the definitions). */
-export type MetadataFields = Pick<Metadata, "dataset" | "schema" | "start" | "end" | "stypeIn" | "stypeOut" | "tsOut">;
+/** What a stream's metadata header says; symbol lists are left empty, mappings optional (live streams and files with definitions carry none). */
+export type MetadataFields = Pick<Metadata, "dataset" | "schema" | "start" | "end" | "stypeIn" | "stypeOut" | "tsOut"> & {
+  mappings?: readonly SymbolMapping[];
+};
 
 /** The metadata header of a DBN v3 stream (prelude included). */
 export function encodeMetadata(m: MetadataFields): Uint8Array {
+  const mappings = m.mappings ?? [];
+  const mappingBytes = mappings.reduce((n, mapping) => n + SYMBOL_CSTR_LEN + 4 + mapping.intervals.length * (8 + SYMBOL_CSTR_LEN), 0);
   // dataset 16, schema 2, start/end/limit 24, stype_in/out and ts_out 3, symbol_cstr_len 2,
-  // reserved 53, schema_definition_length 4, then four empty lists (u32 counts).
-  const body = 16 + 2 + 24 + 3 + 2 + 53 + 4 + 4 * 4;
-  const w = new Writer(8 + body);
+  // reserved 53, schema_definition_length 4, then three empty symbol lists and the mappings (u32 counts).
+  const fixed = 16 + 2 + 24 + 3 + 2 + 53 + 4 + 4 * 4;
+  const w = new Writer(8 + fixed + mappingBytes);
   w.bytes.set(utf8.encode("DBN"), 0);
   w.u8(3, VERSION);
-  w.u32(4, body);
+  w.u32(4, fixed + mappingBytes);
   w.str(8, 16, m.dataset);
   w.u16(24, m.schema === null ? 0xffff : SCHEMAS.indexOf(m.schema));
   w.u64(26, m.start);
@@ -193,5 +197,19 @@ export function encodeMetadata(m: MetadataFields): Uint8Array {
   w.u8(51, STYPES.indexOf(m.stypeOut));
   w.u8(52, m.tsOut ? 1 : 0);
   w.u16(53, SYMBOL_CSTR_LEN);
+  let at = 8 + fixed - 4;
+  w.u32(at, mappings.length);
+  at += 4;
+  for (const mapping of mappings) {
+    w.str(at, SYMBOL_CSTR_LEN, mapping.rawSymbol);
+    w.u32(at + SYMBOL_CSTR_LEN, mapping.intervals.length);
+    at += SYMBOL_CSTR_LEN + 4;
+    for (const interval of mapping.intervals) {
+      w.u32(at, interval.startDate);
+      w.u32(at + 4, interval.endDate);
+      w.str(at + 8, SYMBOL_CSTR_LEN, interval.symbol);
+      at += 8 + SYMBOL_CSTR_LEN;
+    }
+  }
   return w.bytes;
 }

@@ -11,8 +11,14 @@ import {
 import type { FeedPosition, MarketEvent, OpenInterestEvent, QuoteEvent, TradeEvent } from "../events";
 import type { OpraInstruments } from "./instruments";
 
-/** Why a record gave no event; counted, never fatal. */
-export type DroppedReason = "unknown-instrument" | "not-a-trade" | "malformed";
+/** Why a record gave no event (counted, never fatal), as a run's summary explains it. */
+export const DROP_REASONS = {
+  "unknown-instrument":
+    "no definition or symbol mapping names its instrument (a file of trades needs the day's definitions, its metadata's symbol mappings, or a raw-symbol request's mapped `symbol` field)",
+  "not-a-trade": "a record of the trades schema that is not a trade",
+  malformed: "a price, size or time the record cannot carry",
+} as const;
+export type DroppedReason = keyof typeof DROP_REASONS;
 
 /** Records of one receive time on one contract in one millisecond: more cannot be told apart. */
 const ORDINALS = 64n;

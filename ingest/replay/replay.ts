@@ -1,6 +1,6 @@
 import { setImmediate } from "node:timers/promises";
 import type { DbnDecodeError, DbnRecord } from "../dbn";
-import { OpraEventReader } from "../opra/from-dbn";
+import { DROP_REASONS, OpraEventReader, type DroppedReason } from "../opra/from-dbn";
 import { OpraInstruments } from "../opra/instruments";
 import type { IngestDatabase } from "../pipeline/database";
 import { Ingestor, LANES, type IngestLog, type LaneName } from "../pipeline/ingestor";
@@ -38,6 +38,24 @@ export async function replayFiles(
     options,
   );
   return { ...report, malformed };
+}
+
+/**
+ * A replay's outcome in words, for its final line: what was stored and why records were dropped.
+ * `stored` is false when the files gave nothing that is or was stored (a rerun that finds
+ * everything already stored did its job).
+ */
+export function replayOutcome(report: FeedReport): { stored: boolean; summary: string } {
+  const drops = Object.entries(report.dropped).filter(([, n]) => n > 0);
+  const dropped = drops.reduce((n, [, count]) => n + count, 0);
+  const reasons = drops.map(([reason, n]) => `${reason} ${n}: ${DROP_REASONS[reason as DroppedReason] ?? reason}`).join("; ");
+  const stored = report.accepted > 0 || report.skipped > 0;
+  const parts = [
+    stored ? `stored ${report.accepted} events (${report.skipped} already stored)` : `stored nothing of ${report.records} records`,
+    dropped > 0 ? `dropped ${dropped} records (${reasons})` : null,
+    report.malformed > 0 ? `${report.malformed} malformed lines` : null,
+  ];
+  return { stored, summary: parts.filter((p) => p !== null).join("; ") };
 }
 
 /** Malformed lines logged one by one; past this many only counted (a wrong file would flood the log). */
