@@ -99,7 +99,7 @@ function session(o: LiveOptions, receivedFrom: (schema: LiveSchema) => bigint | 
         const received = receivedFrom(schema);
         return received === null ? null : replayStart(schema, received);
       });
-      schemas.forEach((schema, i) => socket.write(subscriptionRequest(schema, starts[i]!)));
+      schemas.forEach((schema, i) => socket.write(subscriptionRequest(schema, starts[i] ?? null)));
       socket.write("start_session\n");
       o.log({
         event: "feed_connected",
