@@ -1,10 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { SYSTEM_CODE, type DbnRecord } from "../../ingest/dbn";
-import { LiveRefusedError, liveRecords, type LiveOptions } from "../../ingest/live/live-client";
-import { LIVE_SCHEMAS, MAX_RECEIVE_DELAY_NS, schemaOf } from "../../ingest/live/protocol";
+import { LiveRefusedError, type LiveOptions } from "../../ingest/live/live-client";
+import { LIVE_SCHEMAS, MAX_RECEIVE_DELAY_NS } from "../../ingest/live/protocol";
 import { receiveTime } from "../../ingest/replay/feed-files";
 import { followLive } from "../../ingest/live/follow-live";
-import { LocalGateway, type LocalGatewayOptions } from "../../scripts/feed/local-gateway";
+import type { LocalGateway } from "../../scripts/feed/local-gateway";
+import { gatewayOver as startGateway, liveClient, takeData } from "./live-fixture";
 import { ingestDatabase } from "../support/ingest-database";
 import type { OccContract } from "../../src/domain/occ";
 import { nanos, OpraStream } from "./opra-stream";
@@ -37,51 +38,17 @@ afterEach(async () => {
 });
 
 /** A gateway over `records` whose clock the test moves (`clock.now`). */
-async function gatewayOver(
-  records: DbnRecord[],
-  clock = { now: nanos("2030-01-01T00:00:00Z") },
-  options: Partial<LocalGatewayOptions> = {},
-) {
-  // The gateway names instruments by their definitions' raw symbols.
-  const rawSymbols = new Map(records.flatMap((r) => (r.kind === "definition" ? [[r.instrumentId, r.rawSymbol] as const] : [])));
-  gateway = await LocalGateway.start({
-    apiKey: KEY,
-    records: async function* (from) {
-      for (const r of records) if (from === null || receiveTime(r) >= from) yield r;
-    },
-    now: () => clock.now,
-    rawSymbol: (id) => rawSymbols.get(id),
-    ...options,
-  });
+async function gatewayOver(records: DbnRecord[], clock = { now: nanos("2030-01-01T00:00:00Z") }) {
+  gateway = await startGateway(KEY, records, clock);
   return { gateway, clock };
 }
 
 function client(overrides: Partial<LiveOptions> = {}) {
   abort = new AbortController();
-  const log: Record<string, unknown>[] = [];
-  const options: LiveOptions = {
-    host: "127.0.0.1",
-    port: gateway!.port,
-    apiKey: KEY,
-    start: nanos("2026-03-02T05:00:00Z"),
-    log: (fields) => log.push(fields),
-    signal: abort.signal,
-    backoff: { min: 20, max: 100 },
-    ...overrides,
-  };
-  return { records: liveRecords(options), log };
+  return liveClient(gateway!, KEY, abort.signal, { backoff: { min: 20, max: 100 }, ...overrides });
 }
 
-/** Takes the next `count` data records (heartbeats are passed over). */
-async function take(records: AsyncGenerator<DbnRecord>, count: number): Promise<DbnRecord[]> {
-  const out: DbnRecord[] = [];
-  while (out.length < count) {
-    const { value, done } = await records.next();
-    if (done) break;
-    if (schemaOf(value) !== null) out.push(value);
-  }
-  return out;
-}
+const take = takeData;
 
 describe("the live gateway protocol", () => {
   it("refuses a wrong key at authentication, and the client gives up at once", async () => {

@@ -3,10 +3,11 @@ import { connect } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { DbnDecoder, ERROR_CODE, RTYPE, SYSTEM_CODE, type Cmbp1Record, type DbnItem, type DbnRecord } from "../../ingest/dbn";
 import { followLive } from "../../ingest/live/follow-live";
-import { LiveRefusedError, liveRecords, type LiveOptions } from "../../ingest/live/live-client";
+import { LiveRefusedError, type LiveOptions } from "../../ingest/live/live-client";
 import { cramReply, formatFields, OPRA_DATASET, parseFields, schemaOf } from "../../ingest/live/protocol";
 import { receiveTime } from "../../ingest/replay/feed-files";
 import { LocalGateway, type LocalGatewayOptions } from "../../scripts/feed/local-gateway";
+import { gatewayOver as startGateway, liveClient, takeData } from "./live-fixture";
 import { parseCboeTrades } from "../../scripts/loaders/cboe-trades";
 import type { SqlBackend } from "../../scripts/sql-endpoint/sql-backend";
 import { formatOsi, type OccContract } from "../../src/domain/occ";
@@ -32,45 +33,16 @@ afterEach(async () => {
 });
 
 async function gatewayOver(records: DbnRecord[], options: Partial<LocalGatewayOptions> & { clock?: { now: bigint } } = {}) {
-  const clock = options.clock ?? { now: LATER };
-  const rawSymbols = new Map(records.flatMap((r) => (r.kind === "definition" ? [[r.instrumentId, r.rawSymbol] as const] : [])));
-  gateway = await LocalGateway.start({
-    apiKey: KEY,
-    records: async function* (from) {
-      for (const r of records) if (from === null || receiveTime(r) >= from) yield r;
-    },
-    now: () => clock.now,
-    rawSymbol: (id) => rawSymbols.get(id),
-    ...options,
-  });
+  gateway = await startGateway(KEY, records, options.clock ?? { now: LATER }, options);
   return gateway;
 }
 
 function client(overrides: Partial<LiveOptions> = {}) {
   abort = new AbortController();
-  const log: Record<string, unknown>[] = [];
-  const records = liveRecords({
-    host: "127.0.0.1",
-    port: gateway!.port,
-    apiKey: KEY,
-    start: nanos("2026-03-02T05:00:00Z"),
-    log: (fields) => log.push(fields),
-    signal: abort.signal,
-    backoff: { min: 1, max: 20 },
-    ...overrides,
-  });
-  return { records, log };
+  return liveClient(gateway!, KEY, abort.signal, { backoff: { min: 1, max: 20 }, ...overrides });
 }
 
-async function take(records: AsyncGenerator<DbnRecord>, count: number): Promise<DbnRecord[]> {
-  const out: DbnRecord[] = [];
-  while (out.length < count) {
-    const { value, done } = await records.next();
-    if (done) break;
-    if (schemaOf(value) !== null) out.push(value);
-  }
-  return out;
-}
+const take = takeData;
 
 const until = async (done: () => boolean | Promise<boolean>, ms = 20_000) => {
   const started = Date.now();
