@@ -241,7 +241,7 @@ describe("the three ways to use a new key", () => {
   const textarea = (html: string, id: string) =>
     (new RegExp(`<textarea id="${id}"[^>]*>([\\s\\S]*?)</textarea>`).exec(html)?.[1] ?? "").replace(/&quot;/g, '"').replace(/&amp;/g, "&");
 
-  it("shows a curl line, the SDK snippet and the MCP configuration with the key and this address filled in, each with a Copy button", async () => {
+  it("shows a curl line, the SDK snippet and the MCP configuration with this address filled in (the key in the first two, the MCP one's in the environment), each with a Copy button", async () => {
     const user = await signedInAccount({ status: "active" });
     const html = await (await post(user, "/dashboard/keys")).text();
     const key = /value="(ods_live_[0-9A-Za-z]{49})"/.exec(html)![1]!;
@@ -253,12 +253,15 @@ describe("the three ways to use a new key", () => {
     const config = JSON.parse(textarea(html, "use-mcp")) as {
       mcpServers: Record<string, { url: string; headers: Record<string, string> }>;
     };
+    // A project's .mcp.json is committed: the key is not in it, the client expands it from the environment.
     expect(Object.values(config.mcpServers)[0]).toEqual({
       type: "http",
       url: "https://api.test/mcp",
-      headers: { Authorization: `Bearer ${key}` },
+      headers: { Authorization: "Bearer ${ODS_API_KEY}" },
     });
-    for (const id of ["created-key", "use-curl", "use-sdk", "use-mcp"]) expect(html).toContain(`data-copy="${id}"`);
+    expect(textarea(html, "use-mcp")).not.toContain(key);
+    expect(textarea(html, "use-mcp-key")).toBe(`export ODS_API_KEY="${key}"`);
+    for (const id of ["created-key", "use-curl", "use-sdk", "use-mcp", "use-mcp-key"]) expect(html).toContain(`data-copy="${id}"`);
     // Shown once: the list page afterwards has none of them.
     const later = await (await page(user, "/dashboard/keys")).text();
     expect(later).not.toContain("use-mcp");
