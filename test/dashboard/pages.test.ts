@@ -2,6 +2,7 @@ import Stripe from "stripe";
 import { describe, expect, it } from "vitest";
 import { admin, bearer, newAccount } from "../support/accounts";
 import { page, post, signedInAccount } from "../support/dashboard";
+import { stripeTestEndpoint } from "../support/stripe-test-endpoints";
 import { call, callWith, expectError, testEnv } from "../support/worker";
 
 const toSignIn = (res: Response) => {
@@ -9,12 +10,12 @@ const toSignIn = (res: Response) => {
   expect(res.headers.get("Location")).toBe("/dashboard");
 };
 
-const requests = async () => (await (await fetch(`${testEnv.STRIPE_API_URL}/__requests`)).json()) as { path: string; body: string }[];
+const requests = async () => (await (await stripeTestEndpoint("/__requests")).json()) as { path: string; body: string }[];
 
 async function deliverSubscription(accountId: number, customer: string, status: string): Promise<void> {
   // Stripe's current state of the subscription, which the webhook retrieves.
   const state = { status, customer, metadata: { account_id: String(accountId) }, price: testEnv.STRIPE_PRICE_BASIC };
-  await fetch(`${testEnv.STRIPE_API_URL}/__subscriptions/sub_${accountId}`, { method: "POST", body: JSON.stringify(state) });
+  expect((await stripeTestEndpoint(`/__subscriptions/sub_${accountId}`, { method: "POST", body: JSON.stringify(state) })).status).toBe(200);
   const stripe = new Stripe("sk_test_signing_only", { httpClient: Stripe.createFetchHttpClient() });
   const payload = JSON.stringify({
     id: `evt_dash_${accountId}_${Date.now()}`,
