@@ -133,6 +133,9 @@ async function main(): Promise<void> {
       ...(process.env.MARKET_CLOCK ? { MARKET_CLOCK: process.env.MARKET_CLOCK } : {}),
     },
     persistTo: join(stateDir, "wrangler-state"),
+    // Tokens mistyped into `npm run admin` lock this machine out of the admin API for 5 minutes, and the lockout is
+    // kept with the state: its own setup below, with the token it generated, must not be refused for them.
+    forgetLockouts: true,
   });
   running.push({ name: "Worker", stop: () => worker.stop() });
   worker.child.on("exit", (code) => {
