@@ -24,8 +24,8 @@ function keptSecret(file: string, wellFormed: (text: string) => boolean, generat
 
 /** Where the signing secret of the local webhook deliveries is kept, like the admin token. */
 const DEV_STRIPE_WEBHOOK_SECRET_FILE = join(DEV_DIR, "stripe-webhook-secret");
-/** Any test-mode key: the local Stripe stand-in accepts only this one. */
-const DEV_STRIPE_SECRET_KEY = "sk_test_dev_local_stand_in";
+/** A test-mode key made for this run: the local Stripe stand-in accepts only this one (its test endpoints too). */
+const DEV_STRIPE_SECRET_KEY = `sk_test_dev_${randomBytes(16).toString("hex")}`;
 const DEV_STRIPE_PRICE_BASIC = "price_dev_basic";
 
 /**
@@ -133,6 +133,9 @@ async function main(): Promise<void> {
       ...(process.env.MARKET_CLOCK ? { MARKET_CLOCK: process.env.MARKET_CLOCK } : {}),
     },
     persistTo: join(stateDir, "wrangler-state"),
+    // Tokens mistyped into `npm run admin` lock this machine out of the admin API for 5 minutes, and the lockout is
+    // kept with the state: its own setup below, with the token it generated, must not be refused for them.
+    forgetLockouts: true,
   });
   running.push({ name: "Worker", stop: () => worker.stop() });
   worker.child.on("exit", (code) => {

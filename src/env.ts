@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { isWellFormedAdminToken } from "./domain/admin-token";
-
-const LOOPBACK_HOST = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|localhost|\[::1\])$/;
+import { HTTPS_OR_LOOPBACK, isHttpsOrLoopback, isLoopbackHost } from "./domain/loopback";
 
 /**
  * Plain HTTP would carry connection strings (with passwords) in clear: it is allowed only to this
@@ -17,7 +16,7 @@ function plainHttpOnlyToLoopback(config: {
   const host = /^http:\/\/(\[[^\]]*\]|[^/:]+)/.exec(endpoint)?.[1] ?? "";
   const hosts =
     host === "{host}" ? [config.MARKET_DATABASE_URL, config.CONTROL_DATABASE_URL].map((u) => URL.parse(u)?.hostname ?? "") : [host];
-  return hosts.every((h) => LOOPBACK_HOST.test(h));
+  return hosts.every(isLoopbackHost);
 }
 
 /** The Worker reads its databases through the local SQL-over-HTTP endpoint (development, tests, replay). */
@@ -95,8 +94,8 @@ const configSchema = z
     SESSION_SECRET: requiredSecrets,
     /** Equity quote vendor: `finnhub`, or unset/`stored` to serve the stored quote only. */
     QUOTE_PROVIDER: optionalText.pipe(z.enum(["finnhub", "stored"]).optional()),
-    /** Base URL of the quote vendor's API (default: the vendor's public URL). */
-    QUOTE_PROVIDER_URL: optionalText.refine((v) => v === undefined || /^https?:\/\//.test(v), "must be an http(s) URL"),
+    /** Base URL of the quote vendor's API (default: the vendor's public URL); plain http only on loopback (the token travels with it). */
+    QUOTE_PROVIDER_URL: optionalText.refine((v) => v === undefined || isHttpsOrLoopback(v), HTTPS_OR_LOOPBACK),
     /** The vendor's API token (secret); sent in a header, never in a URL. */
     QUOTE_PROVIDER_TOKEN: optionalText,
     /** Longest a database round trip may take, ms (default 20000, at most 25000: below the 30 s in-flight lease). */
@@ -106,11 +105,7 @@ const configSchema = z
     /** Per-attempt timeout of vendor calls in ms (default 1500). */
     QUOTE_PROVIDER_TIMEOUT_MS: optionalText.pipe(z.string().regex(/^\d+$/).transform(Number).pipe(z.int().min(50).max(10_000)).optional()),
     /** The dashboard's OpenID Connect issuer (discovery document at `/.well-known/openid-configuration`); unset → no sign-in. */
-    OIDC_ISSUER: optionalText.refine(
-      (v) =>
-        v === undefined || v.startsWith("https://") || /^http:\/\/(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|localhost|\[::1\])(:\d+)?(\/|$)/.test(v),
-      "must be an https URL (plain http only on loopback addresses)",
-    ),
+    OIDC_ISSUER: optionalText.refine((v) => v === undefined || isHttpsOrLoopback(v), HTTPS_OR_LOOPBACK),
     OIDC_CLIENT_ID: optionalText,
     /** Secret of the OpenID client (`client_secret_basic`). */
     OIDC_CLIENT_SECRET: optionalText,
@@ -132,11 +127,7 @@ const configSchema = z
     /** The Stripe price id of the Basic plan, used by Checkout. */
     STRIPE_PRICE_BASIC: optionalText,
     /** Tests and local development only: where the Stripe API is (a local server replaying recorded responses). */
-    STRIPE_API_URL: optionalText.refine(
-      (v) =>
-        v === undefined || v.startsWith("https://") || /^http:\/\/(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|localhost|\[::1\])(:\d+)?\/?$/.test(v),
-      "must be an https URL (plain http only on loopback addresses)",
-    ),
+    STRIPE_API_URL: optionalText.refine((v) => v === undefined || isHttpsOrLoopback(v), HTTPS_OR_LOOPBACK),
   })
   .refine(plainHttpOnlyToLoopback, { path: ["NEON_HTTP_ENDPOINT"], message: "plain http is allowed only on loopback addresses" })
   .refine((c) => c.MARKET_CLOCK === undefined || talksToLocalEndpoint(c), {

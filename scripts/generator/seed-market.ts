@@ -37,6 +37,7 @@ export interface SeedReport {
 }
 
 const HISTORY_SESSIONS = 30;
+/** Sessions of flow prints: always at least those of the 7 days before the session (the API's retention). */
 const FLOW_SESSIONS = 7;
 
 /** Tables whose secondary indexes are built after the load rather than maintained during it. */

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { AdminApi } from "./admin-api";
+import { isHttpsOrLoopback } from "../../src/domain/loopback";
 import { DEV_DIR } from "./config";
 
 export type { AdminError, AdminResult } from "./admin-api";
@@ -12,8 +13,6 @@ export const DEV_ADMIN_URL_FILE = join(DEV_DIR, "admin-url");
 
 const saved = (file: string) => (existsSync(file) ? readFileSync(file, "utf8").trim() : "");
 
-const LOOPBACK_HOST = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|localhost|\[::1\])$/i;
-
 /**
  * The admin API's base URL, checked: https anywhere, plain http only to this machine (the token
  * would otherwise cross the network in clear). Throws with the reason.
@@ -23,7 +22,7 @@ export function checkedAdminUrl(baseUrl: string): string {
   if (!url || (url.protocol !== "https:" && url.protocol !== "http:")) {
     throw new Error(`ADMIN_URL must be an https:// URL (got '${baseUrl}')`);
   }
-  if (url.protocol === "http:" && !LOOPBACK_HOST.test(url.hostname)) {
+  if (!isHttpsOrLoopback(baseUrl)) {
     throw new Error(
       `refusing plain http to ${url.hostname}: the admin token would travel in clear; use https:// (plain http only to localhost/127.0.0.1/[::1])`,
     );

@@ -1,6 +1,6 @@
 import { createHmac, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server } from "node:http";
 import { stripeEvent } from "./stripe-event";
 
 const fixture = (name: string) => readFileSync(new URL(`../../test/fixtures/stripe/${name}`, import.meta.url), "utf8");
@@ -72,11 +72,40 @@ const standInPage = (title: string, body: string) =>
 
 const newId = (prefix: string) => `${prefix}_dev_${randomBytes(8).toString("hex")}`;
 
+/** The stand-in's pages a browser opens (Checkout and the portal, development only); all else is for programs. */
+const BROWSER_PAGES = /^\/(checkout|portal)\//;
+
+/**
+ * The stand-in sets subscriptions, and so plans, on request: only its own clients may use it, as
+ * only the local SQL endpoint's may use it (scripts/sql-endpoint/neon-http-server.ts). No other
+ * host name (DNS rebinding); no browser outside its own pages (a page the developer visits could
+ * POST text/plain without a preflight, but not hide its Origin), and those pages' forms only from
+ * themselves; the test endpoints (`/__…`), like the API, only with the secret key. Returns the
+ * refusal, or null.
+ */
+function refusal(req: IncomingMessage, secretKey: string): [number, string] | null {
+  const port = req.socket.localPort;
+  const host = req.headers.host;
+  if (!["127.0.0.1", "localhost", "[::1]"].some((h) => host === `${h}:${port}`)) {
+    return [403, "the Stripe stand-in answers only on the loopback address"];
+  }
+  const origin = req.headers.origin;
+  const url = req.url ?? "";
+  if (BROWSER_PAGES.test(url)) {
+    return origin === undefined || origin === `http://${host}` ? null : [403, "only the stand-in's own pages may post to it"];
+  }
+  if (origin !== undefined) return [403, "browsers may not use the Stripe stand-in's API or test endpoints"];
+  if (url.startsWith("/__") && req.headers.authorization !== `Bearer ${secretKey}`) {
+    return [401, "the test endpoints need the stand-in's secret key"];
+  }
+  return null;
+}
+
 /**
  * The Stripe API as the SDK sees it (its host/port settings point here), answering with recorded
  * responses (test/fixtures/stripe). `GET /__requests` lists the form bodies received, for tests to
  * check what was asked; `POST /__subscriptions/:id` sets the current state `GET /v1/subscriptions/:id`
- * answers. With `webhook` (npm run dev) it keeps state: a Checkout session's local page ("Pay")
+ * answers; both, like the API, take the secret key as a bearer token (see `refusal`). With `webhook` (npm run dev) it keeps state: a Checkout session's local page ("Pay")
  * creates an active subscription and delivers `customer.subscription.created`; a portal session's
  * page ("Cancel subscription") cancels the customer's subscriptions and delivers
  * `customer.subscription.deleted`.
@@ -120,6 +149,8 @@ export function startStripeStandIn(options: StripeStandInOptions): Promise<Serve
             .writeHead(status, { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store" })
             .end(standInPage(title, markup));
         const redirect = (location: string) => res.writeHead(303, { Location: location }).end();
+        const refused = refusal(req, options.secretKey);
+        if (refused) return json(refused[0], JSON.stringify({ error: { type: "invalid_request_error", message: refused[1] } }));
         if (url === "/__requests") return json(200, JSON.stringify(received));
         const set = /^\/__subscriptions\/([A-Za-z0-9_]+)$/.exec(url);
         if (set && req.method === "POST") {

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { resolve } from "node:path";
@@ -9,6 +9,17 @@ export interface WorkerProcess {
   child: ChildProcess;
   url: string;
   stop(): void;
+}
+
+/**
+ * Where `wrangler dev --persist-to <persistTo>` keeps the storage of the Worker's `AuthGuard`
+ * objects, its authentication failures and lockouts per client: miniflare's
+ * `v3/do/<worker name>-<class name>`.
+ */
+export function lockoutState(persistTo: string): string {
+  const name = /^name\s*=\s*"([^"]+)"/m.exec(readFileSync(resolve("wrangler.toml"), "utf8"))?.[1];
+  if (!name) throw new Error("wrangler.toml names no Worker");
+  return join(persistTo, "v3", "do", `${name}-AuthGuard`);
 }
 
 /**
@@ -24,7 +35,14 @@ export function startWorker(options: {
   vars?: Record<string, string>;
   quiet?: boolean;
   persistTo?: string;
+  /**
+   * Start with no authentication failure or lockout remembered in `persistTo` (every client of a
+   * Worker listening on 127.0.0.1 is this machine): `npm run dev`'s own admin calls, made with the
+   * token it generated, are then never refused for tokens mistyped into an earlier run.
+   */
+  forgetLockouts?: boolean;
 }): WorkerProcess {
+  if (options.forgetLockouts && options.persistTo) rmSync(lockoutState(options.persistTo), { recursive: true, force: true });
   const dbUrl = (name: string) => `postgresql://app:${encodeURIComponent(options.sqlPassword)}@127.0.0.1:${options.sqlPort}/${name}`;
   const vars: Record<string, string> = {
     MARKET_DATABASE_URL: dbUrl("market"),

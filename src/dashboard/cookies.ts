@@ -1,14 +1,13 @@
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
+import { isLoopbackHost } from "../domain/loopback";
 import type { DashboardEnv } from "./env";
 
 export const SESSION_COOKIE = "ods_session";
 export const LOGIN_COOKIE = "ods_login";
 
-const LOOPBACK = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|localhost|\[::1\])$/;
-
 /** Served on this machine (`npm run dev` over plain http): the one place a cookie cannot be Secure. */
-const onLoopback = (c: Context<DashboardEnv>) => LOOPBACK.test(new URL(c.req.url).hostname);
+const onLoopback = (c: Context<DashboardEnv>) => isLoopbackHost(new URL(c.req.url).hostname);
 
 /**
  * Cookies are HttpOnly and SameSite=Lax. Everywhere but loopback they are `__Host-` cookies (Secure,

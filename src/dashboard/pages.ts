@@ -2,7 +2,7 @@ import { html } from "hono/html";
 import type { HtmlEscapedString } from "hono/utils/html";
 import type { AccountView } from "../control/accounts";
 import type { KeyView } from "../control/keys";
-import type { UsageSnippets } from "../reference/usage-snippets";
+import { MCP_KEY_VARIABLE, type UsageSnippets } from "../reference/usage-snippets";
 
 type Markup = HtmlEscapedString | Promise<HtmlEscapedString>;
 
@@ -160,7 +160,16 @@ export function keysPage(
               <h3>Use it now</h3>
               ${snippet("use-curl", "HTTP (curl)", options.created.snippets.curl)}
               ${snippet("use-sdk", "TypeScript SDK (sdk/ in the repository; keep the key out of source control)", options.created.snippets.sdk)}
-              ${snippet("use-mcp", "MCP client configuration (an AI assistant's mcpServers)", options.created.snippets.mcp)}
+              ${snippet(
+                "use-mcp",
+                `MCP client configuration (Claude Code's .mcp.json, which is committed: the key is read from ${MCP_KEY_VARIABLE}, not written in it)`,
+                options.created.snippets.mcp,
+              )}
+              ${snippet(
+                "use-mcp-key",
+                `The key for it, in the environment the client starts in (a shell profile or a secret manager, not the repository)`,
+                options.created.snippets.mcpKey,
+              )}
             </section>`
           : ""
       }

@@ -1,7 +1,10 @@
-import { previousSessions, sessionOnOrAfter, sessionOnOrBefore } from "./calendar";
+import { addDays, sessionOnOrAfter, sessionOnOrBefore } from "./calendar";
 
-/** Sessions of prints kept and served (the spec's 7-day retention, counted in trading sessions). */
-export const RETENTION_SESSIONS = 7;
+/**
+ * Days of prints kept and served: the spec's "Flow retention 7 days", in calendar days back from
+ * today's ET date (not trading sessions; "3 weekday sessions" is the market-wide limit's unit).
+ */
+export const RETENTION_DAYS = 7;
 /** The longest market-wide flow query, in trading sessions. */
 export const MARKET_WIDE_MAX_SESSIONS = 3;
 
@@ -18,8 +21,8 @@ export interface FlowWindowRequest {
   fromOnlyEndsAt: "newest" | "fromSession";
   /** Limit the window to this many sessions (market-wide flow). */
   maxSessions?: number;
-  /** The plan's history, in sessions; a `from` before it is moved up to it. */
-  historySessions: number;
+  /** The plan's history, in calendar days back from today; a `from` before it is moved up to it. */
+  historyDays: number;
   /** Today's ET date. */
   today: string;
 }
@@ -27,9 +30,12 @@ export interface FlowWindowRequest {
 export type FlowWindowResult =
   { ok: true; from: Bound; to: Bound; clamped: boolean } | { ok: false; error: "out_of_range" | "invalid_range"; message: string };
 
-/** The first session still retained, for today's ET date. */
-export function retentionStart(today: string, sessions = RETENTION_SESSIONS): string {
-  return previousSessions(sessionOnOrBefore(today), sessions)[0] as string;
+/**
+ * The earliest `from` served for today's ET date, today − 7 days (any day: a weekend or holiday
+ * starts at the next session); the retention job keeps every session on or after it.
+ */
+export function retentionStart(today: string, days = RETENTION_DAYS): string {
+  return addDays(today, -days);
 }
 
 /**
@@ -57,7 +63,7 @@ function nextDay(d: string): string {
  * The spec's window rules for flow and net flow. Without `from` the window starts at `to` (one
  * session, the one on or before it, and never past the newest), or is the newest session; without
  * `to` it ends as `fromOnlyEndsAt` says; a `to` past the newest session is cut back to it. A `from`
- * before the retained sessions is out of range; one before the plan's history is clamped.
+ * more than 7 days before today is out of range; one before the plan's history is clamped.
  */
 export function flowWindow(req: FlowWindowRequest): FlowWindowResult {
   const { from, to, today } = req;
@@ -66,26 +72,26 @@ export function flowWindow(req: FlowWindowRequest): FlowWindowResult {
     return {
       ok: false,
       error: "out_of_range",
-      message: `from (${from}) is older than the ${RETENTION_SESSIONS}-session retention (first session kept: ${earliest}).`,
+      message: `from (${from}) is older than the ${RETENTION_DAYS}-day retention (earliest from: ${earliest}).`,
     };
   }
   if (from !== undefined && to !== undefined && from > to) {
     return { ok: false, error: "invalid_range", message: `from (${from}) is after to (${to}).` };
   }
   if (from === undefined) {
-    // A `to` alone is where the window starts, so the retention rule of `from` applies to it.
+    // A `to` alone is where the window starts, so the retention rule of `from` applies to its session.
     const start = to === undefined ? undefined : sessionOnOrBefore(to);
     if (start !== undefined && start < earliest) {
       return {
         ok: false,
         error: "out_of_range",
-        message: `to (${to}) is older than the ${RETENTION_SESSIONS}-session retention (first session kept: ${earliest}).`,
+        message: `to (${to}) alone is the session of ${start}, older than the ${RETENTION_DAYS}-day retention (earliest from: ${earliest}).`,
       };
     }
     const bound: Bound = start === undefined ? { newest: true } : { atMostNewest: start };
     return { ok: true, from: bound, to: bound, clamped: false };
   }
-  const historyStart = retentionStart(today, Math.min(req.historySessions, RETENTION_SESSIONS));
+  const historyStart = retentionStart(today, Math.min(req.historyDays, RETENTION_DAYS));
   const clamped = from < historyStart;
   const start = clamped ? historyStart : from;
   if (to === undefined && req.fromOnlyEndsAt === "newest") return { ok: true, from: { date: start }, to: { newest: true }, clamped };

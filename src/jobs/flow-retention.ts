@@ -5,14 +5,15 @@ import type { Bindings } from "../env";
 import { pruneFlowPrints } from "../market/flow-retention";
 
 export interface RetentionRun {
-  /** The first session kept. */
+  /** The first day whose sessions are kept: the run's ET date − 7 days. */
   keptFrom: string;
   deleted: number;
 }
 
 /**
- * The scheduled retention job: prints of sessions older than the retained ones (the same 7
- * sessions `/v1/flow` serves, counted from the run's ET date) are deleted in short batches.
+ * The scheduled retention job: prints of sessions before the earliest `from` that `/v1/flow` and
+ * `/v1/flow/net` accept (today − 7 days, today the run's ET date) go; every session such a `from`
+ * can reach is kept.
  */
 export async function runFlowRetention(env: Bindings, at: Date): Promise<RetentionRun> {
   const keptFrom = retentionStart(todayInNewYork(at));

@@ -1,4 +1,4 @@
-import { SDK_PACKAGE, usageSnippets } from "../reference/usage-snippets";
+import { MCP_KEY_VARIABLE, SDK_PACKAGE, usageSnippets } from "../reference/usage-snippets";
 
 const example = usageSnippets("<base_url>", "<API key>");
 
@@ -22,11 +22,16 @@ ${example.sdk}
 \`\`\`
 
 **MCP** (AI assistants): the Model Context Protocol over Streamable HTTP at \`/mcp\`, with 14 read-only tools (chain, quotes,
-screener, IV, GEX, flow, calendars). Add it to an MCP client's configuration (Claude Code's \`.mcp.json\`, Cursor's \`mcp.json\`):
+screener, IV, GEX, flow, calendars). Add it to an MCP client's configuration, Claude Code's \`.mcp.json\` in your project,
+which is committed: the key stays out of it, read from the environment variable \`${MCP_KEY_VARIABLE}\` (Claude Code expands
+\`\${VAR}\` in \`headers\`; in Cursor's \`mcp.json\` write \`\${env:${MCP_KEY_VARIABLE}}\`):
 
 \`\`\`json
 ${example.mcp}
 \`\`\`
+
+Set the variable where the client starts (a shell profile or a secret manager, not the repository):
+\`${example.mcpKey}\`
 
 Each tool call is one request against the per-minute limit; an API error comes back as a tool error with the API's code.
 The SDK's package is \`${SDK_PACKAGE}\`.`;

@@ -2,11 +2,20 @@
 export interface UsageSnippets {
   curl: string;
   sdk: string;
+  /**
+   * The MCP client configuration for a project's `.mcp.json` (Claude Code), a file people commit:
+   * the key is not in it but read from `MCP_KEY_VARIABLE` by the client's `${VAR}` expansion.
+   */
   mcp: string;
+  /** Where the key goes instead: the shell line that sets `MCP_KEY_VARIABLE` for the client. */
+  mcpKey: string;
 }
 
 /** The SDK's package name (sdk/package.json). */
 export const SDK_PACKAGE = "@options-data-service/sdk";
+
+/** The environment variable an MCP client's configuration reads the key from. */
+export const MCP_KEY_VARIABLE = "ODS_API_KEY";
 
 export function usageSnippets(baseUrl: string, key: string): UsageSnippets {
   return {
@@ -19,9 +28,14 @@ export function usageSnippets(baseUrl: string, key: string): UsageSnippets {
       `for await (const contract of ods.paginate.getChain({ symbol: "SPY" })) console.log(contract.optionSymbol);`,
     ].join("\n"),
     mcp: JSON.stringify(
-      { mcpServers: { "options-data": { type: "http", url: `${baseUrl}/mcp`, headers: { Authorization: `Bearer ${key}` } } } },
+      {
+        mcpServers: {
+          "options-data": { type: "http", url: `${baseUrl}/mcp`, headers: { Authorization: `Bearer \${${MCP_KEY_VARIABLE}}` } },
+        },
+      },
       null,
       2,
     ),
+    mcpKey: `export ${MCP_KEY_VARIABLE}="${key}"`,
   };
 }

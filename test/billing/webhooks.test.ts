@@ -6,6 +6,7 @@ import { billingEvents, providerSubscriptions, subscriptions } from "../../src/d
 import { PAST_DUE_GRACE_DAYS } from "../../src/domain/entitlement";
 import { stripeEvent } from "../../scripts/lib/stripe-event";
 import type { SubscriptionState } from "../support/stripe-server";
+import { stripeTestEndpoint } from "../support/stripe-test-endpoints";
 import { admin, bodyOf, bearer, newAccount, type TestAccount } from "../support/accounts";
 import { call, callWith, expectError, testEnv } from "../support/worker";
 
@@ -21,7 +22,7 @@ const controlDb = () => {
 
 /** Sets the subscription's current state on the Stripe replay server (what `GET /v1/subscriptions/:id` answers). */
 async function stripeHas(subscriptionId: string, state: SubscriptionState): Promise<void> {
-  const res = await fetch(`${testEnv.STRIPE_API_URL}/__subscriptions/${subscriptionId}`, { method: "POST", body: JSON.stringify(state) });
+  const res = await stripeTestEndpoint(`/__subscriptions/${subscriptionId}`, { method: "POST", body: JSON.stringify(state) });
   expect(res.status).toBe(200);
 }
 

@@ -78,15 +78,22 @@ describe("developer dashboard in Chromium", () => {
     await shot(page, "05-key-created");
     const api = (path: string) => fetch(`${base}${path}`, { headers: { Authorization: `Bearer ${key}` } });
     expect((await api("/v1/expirations/SPY")).status).toBe(200);
-    // Beside it, the three ways to use it, filled in: the MCP configuration, pasted into the official client, connects.
+    // Beside it, the three ways to use it, filled in: the MCP configuration, its `${ODS_API_KEY}` expanded from the
+    // variable the page sets (as Claude Code expands it), connects through the official client.
     expect(await page.locator("#use-curl").inputValue()).toContain(`Bearer ${key}`);
     expect(await page.locator("#use-sdk").inputValue()).toContain(`apiKey: "${key}"`);
     const mcpConfig = JSON.parse(await page.locator("#use-mcp").inputValue()) as {
       mcpServers: Record<string, { url: string; headers: Record<string, string> }>;
     };
     const server = Object.values(mcpConfig.mcpServers)[0]!;
+    expect(JSON.stringify(mcpConfig)).not.toContain(key);
+    const variable = /^export ([A-Z_]+)="(.*)"$/.exec(await page.locator("#use-mcp-key").inputValue());
+    expect(variable?.[2]).toBe(key);
+    const expand = (value: string) => value.replaceAll(`\${${variable![1]}}`, variable![2]!);
+    const headers = Object.fromEntries(Object.entries(server.headers).map(([name, value]) => [name, expand(value)]));
+    expect(headers.Authorization).toBe(`Bearer ${key}`);
     const mcp = new Client({ name: "dashboard-snippet", version: "1.0.0" });
-    await mcp.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: server.headers } }));
+    await mcp.connect(new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers } }));
     expect((await mcp.listTools()).tools.length).toBeGreaterThan(10);
     await mcp.close();
     const copyMcp = page.locator('button[data-copy="use-mcp"]');

@@ -2,6 +2,7 @@ import Stripe from "stripe";
 import { describe, expect, it } from "vitest";
 import { admin, bearer, newAccount } from "../support/accounts";
 import { page, post, signedInAccount } from "../support/dashboard";
+import { stripeTestEndpoint } from "../support/stripe-test-endpoints";
 import { call, callWith, expectError, testEnv } from "../support/worker";
 
 const toSignIn = (res: Response) => {
@@ -9,12 +10,12 @@ const toSignIn = (res: Response) => {
   expect(res.headers.get("Location")).toBe("/dashboard");
 };
 
-const requests = async () => (await (await fetch(`${testEnv.STRIPE_API_URL}/__requests`)).json()) as { path: string; body: string }[];
+const requests = async () => (await (await stripeTestEndpoint("/__requests")).json()) as { path: string; body: string }[];
 
 async function deliverSubscription(accountId: number, customer: string, status: string): Promise<void> {
   // Stripe's current state of the subscription, which the webhook retrieves.
   const state = { status, customer, metadata: { account_id: String(accountId) }, price: testEnv.STRIPE_PRICE_BASIC };
-  await fetch(`${testEnv.STRIPE_API_URL}/__subscriptions/sub_${accountId}`, { method: "POST", body: JSON.stringify(state) });
+  expect((await stripeTestEndpoint(`/__subscriptions/sub_${accountId}`, { method: "POST", body: JSON.stringify(state) })).status).toBe(200);
   const stripe = new Stripe("sk_test_signing_only", { httpClient: Stripe.createFetchHttpClient() });
   const payload = JSON.stringify({
     id: `evt_dash_${accountId}_${Date.now()}`,
@@ -241,7 +242,7 @@ describe("the three ways to use a new key", () => {
   const textarea = (html: string, id: string) =>
     (new RegExp(`<textarea id="${id}"[^>]*>([\\s\\S]*?)</textarea>`).exec(html)?.[1] ?? "").replace(/&quot;/g, '"').replace(/&amp;/g, "&");
 
-  it("shows a curl line, the SDK snippet and the MCP configuration with the key and this address filled in, each with a Copy button", async () => {
+  it("shows a curl line, the SDK snippet and the MCP configuration with this address filled in (the key in the first two, the MCP one's in the environment), each with a Copy button", async () => {
     const user = await signedInAccount({ status: "active" });
     const html = await (await post(user, "/dashboard/keys")).text();
     const key = /value="(ods_live_[0-9A-Za-z]{49})"/.exec(html)![1]!;
@@ -253,12 +254,15 @@ describe("the three ways to use a new key", () => {
     const config = JSON.parse(textarea(html, "use-mcp")) as {
       mcpServers: Record<string, { url: string; headers: Record<string, string> }>;
     };
+    // A project's .mcp.json is committed: the key is not in it, the client expands it from the environment.
     expect(Object.values(config.mcpServers)[0]).toEqual({
       type: "http",
       url: "https://api.test/mcp",
-      headers: { Authorization: `Bearer ${key}` },
+      headers: { Authorization: "Bearer ${ODS_API_KEY}" },
     });
-    for (const id of ["created-key", "use-curl", "use-sdk", "use-mcp"]) expect(html).toContain(`data-copy="${id}"`);
+    expect(textarea(html, "use-mcp")).not.toContain(key);
+    expect(textarea(html, "use-mcp-key")).toBe(`export ODS_API_KEY="${key}"`);
+    for (const id of ["created-key", "use-curl", "use-sdk", "use-mcp", "use-mcp-key"]) expect(html).toContain(`data-copy="${id}"`);
     // Shown once: the list page afterwards has none of them.
     const later = await (await page(user, "/dashboard/keys")).text();
     expect(later).not.toContain("use-mcp");

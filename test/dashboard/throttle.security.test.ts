@@ -9,6 +9,7 @@ import { controlSql } from "../support/market-db";
 import { call, callWith, expectError, testEnv } from "../support/worker";
 import { countedAlias } from "../support/counted-database";
 import { freshRateWindow } from "../support/clock";
+import { stripeTestEndpoint } from "../support/stripe-test-endpoints";
 
 /** Per-client budget of /dashboard/* and of the webhook (wrangler.toml DASHBOARD_RATE_LIMITER). */
 const CLIENT_LIMIT = 300;
@@ -152,7 +153,7 @@ describe("dashboard per-account limit of signed-in actions", () => {
     await freshRateWindow(10_000);
     const user = await signedInAccount({ status: "none" });
     const checkouts = async () =>
-      ((await (await fetch(`${testEnv.STRIPE_API_URL}/__requests`)).json()) as { path: string; body: string }[]).filter(
+      ((await (await stripeTestEndpoint("/__requests")).json()) as { path: string; body: string }[]).filter(
         (r) =>
           r.path === "/v1/checkout/sessions" &&
           new URLSearchParams(r.body).get("subscription_data[metadata][account_id]") === String(user.id),

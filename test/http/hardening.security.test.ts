@@ -84,6 +84,31 @@ describe("the SQL-over-HTTP endpoint setting", () => {
   });
 });
 
+describe("base URLs that secrets travel to", () => {
+  it("allow plain http only to loopback addresses: the quote vendor's, Stripe's and the OpenID issuer's, as the database endpoint's", async () => {
+    const oidc = { OIDC_CLIENT_ID: "client", OIDC_CLIENT_SECRET: "secret" };
+    for (const [name, extra] of [
+      ["QUOTE_PROVIDER_URL", {}],
+      ["STRIPE_API_URL", {}],
+      ["OIDC_ISSUER", oidc],
+    ] as const) {
+      // A vendor token, a Stripe key or a client secret would cross the network in clear.
+      for (const url of [
+        "http://finnhub.io",
+        "http://10.0.0.5:4444",
+        "http://localhost@finnhub.io",
+        "http://127.0.0.1.example.com",
+        "ftp://127.0.0.1",
+      ]) {
+        await expectError(await callWith({ [name]: url, ...extra }, "/health"), 500, "internal_error");
+      }
+      for (const url of ["https://finnhub.io", "http://127.0.0.1:9", "http://localhost:9", "http://[::1]:9"]) {
+        expect((await callWith({ [name]: url, ...extra }, "/health")).status, `${name}=${url}`).toBe(200);
+      }
+    }
+  });
+});
+
 describe("database round trips", () => {
   it("are bounded: a query past QUERY_TIMEOUT_MS answers 503 with Retry-After, in time, and frees the in-flight slot", async () => {
     const { keys } = await newAccount();

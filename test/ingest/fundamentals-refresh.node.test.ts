@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { VendorUnavailable } from "../../ingest/fundamentals/fetch-fundamentals";
+import { fundamentalsFromEnv } from "../../ingest/fundamentals/provider-from-env";
 import { dueRefresh, followFundamentals, refreshFundamentals } from "../../ingest/fundamentals/refresh-fundamentals";
 import { seedMarket } from "../../scripts/generator/seed-market";
 import type { SqlBackend } from "../../scripts/sql-endpoint/sql-backend";
@@ -312,6 +313,11 @@ describe("calendars and fundamentals refreshed from Finnhub (a local server repl
       /^FINNHUB_CALLS_PER_MINUTE must be a positive number\./,
     ],
     ["a vendor URL that is none", { FINNHUB_TOKEN: VENDOR_TOKEN, FINNHUB_URL: "finnhub" }, /^FINNHUB_URL must be a URL\./],
+    [
+      "a vendor URL over plain http to another machine",
+      { FINNHUB_TOKEN: VENDOR_TOKEN, FINNHUB_URL: "http://finnhub.io" },
+      /^FINNHUB_URL must be an https URL \(plain http only on loopback addresses\)\./,
+    ],
   ])("`npm run fundamentals` with %s stops with a usage error before it opens a database", async (_, env, message) => {
     const run = await fundamentalsProcess({ DATABASE_URL: "postgres://nobody@127.0.0.1:1/none", ...env });
     expect(run.code).toBe(2);
@@ -342,6 +348,19 @@ describe("calendars and fundamentals refreshed from Finnhub (a local server repl
     },
     60_000,
   );
+});
+
+describe("the vendor's base URL (FINNHUB_URL)", () => {
+  it("is https, or plain http only to a loopback address: the token travels with every call", () => {
+    for (const url of ["http://finnhub.io", "http://10.0.0.5:8080", "http://localhost@finnhub.io", "ftp://127.0.0.1"]) {
+      expect(fundamentalsFromEnv({ FINNHUB_TOKEN: VENDOR_TOKEN, FINNHUB_URL: url }), url).toEqual({
+        error: "FINNHUB_URL must be an https URL (plain http only on loopback addresses).",
+      });
+    }
+    for (const url of [undefined, "https://finnhub.io", "http://127.0.0.1:8080", "http://localhost:8080", "http://[::1]:8080"]) {
+      expect(fundamentalsFromEnv({ FINNHUB_TOKEN: VENDOR_TOKEN, FINNHUB_URL: url }), url).toHaveProperty("provider");
+    }
+  });
 });
 
 /** `npm run fundamentals` with `env` over the test's own: its exit code and output. */

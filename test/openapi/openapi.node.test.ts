@@ -1,6 +1,7 @@
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { describe, expect, it } from "vitest";
 import { buildOpenApiDocument } from "../../src/openapi/document";
+import { MCP_KEY_VARIABLE } from "../../src/reference/usage-snippets";
 import { routes } from "../../src/routes";
 
 describe("API description", () => {
@@ -125,7 +126,7 @@ describe("error responses in the description", () => {
 describe("the introduction /docs shows", () => {
   const intro = (buildOpenApiDocument(routes) as { info: { description: string } }).info.description;
 
-  it("gives the three ways in: curl, the SDK's install and call, and an MCP client configuration that parses", () => {
+  it("gives the three ways in: curl, the SDK's install and call, and an MCP client configuration that parses and holds no key", () => {
     expect(intro).toMatch(/curl .*Authorization: Bearer/);
     expect(intro).toContain("npm pack");
     expect(intro).toContain('from "@options-data-service/sdk"');
@@ -133,6 +134,9 @@ describe("the introduction /docs shows", () => {
     const config = JSON.parse(json) as { mcpServers: Record<string, { type: string; url: string; headers: Record<string, string> }> };
     const server = Object.values(config.mcpServers)[0]!;
     expect(server).toMatchObject({ type: "http", url: expect.stringMatching(/\/mcp$/) });
-    expect(server.headers.Authorization).toMatch(/^Bearer /);
+    // A project's .mcp.json is committed: the key comes from the environment (Claude Code's `${VAR}` expansion).
+    expect(server.headers).toEqual({ Authorization: `Bearer \${${MCP_KEY_VARIABLE}}` });
+    expect(json).not.toContain("<API key>");
+    expect(intro).toContain(`export ${MCP_KEY_VARIABLE}="<API key>"`);
   });
 });

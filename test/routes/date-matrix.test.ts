@@ -6,6 +6,7 @@ import {
   isSession,
   previousSessions,
   sessionCloseAt,
+  sessionOnOrAfter,
   sessionOnOrBefore,
   todayInNewYork,
 } from "../../src/domain/calendar";
@@ -26,8 +27,8 @@ import { callWith, expectError, testEnv } from "../support/worker";
 /**
  * The date-sensitive rules, asked of markets seeded for other sessions at instants around them: a
  * Friday and the Saturday after, a Monday and the night after it, the day before a holiday and the
- * holiday, an early close before and after 13:00 ET. Every expectation is derived from the calendar
- * and the market's own rows, never from the machine's date.
+ * holiday, an early close before and after 13:00 ET and the Saturday after it. Every expectation
+ * is derived from the calendar and the market's own rows, never from the machine's date.
  */
 
 let auth: RequestInit;
@@ -55,8 +56,8 @@ describe.each(cases)("at $what (market of $market.session)", ({ at, market, i })
   const now = new Date(at);
   const today = todayInNewYork(now);
   const newest = market.session;
-  /** The retained sessions count back from today's session (ET), whether or not it has opened. */
-  const retained = previousSessions(sessionOnOrBefore(today), 7);
+  /** The earliest `from` served: 7 calendar days before today's ET date, whatever day of the week that is. */
+  const earliest = addDays(today, -7);
   const storedPrints = async (from: string, to: string, extra = "", params: unknown[] = []) => {
     const [row] = await sql(
       `select count(*)::int as n from flow_prints where print_class <> 'canceled' and session_date between $1::date and $2::date ${extra}`,
@@ -83,21 +84,41 @@ describe.each(cases)("at $what (market of $market.session)", ({ at, market, i })
     expect([toToday.fromDate, toToday.toDate]).toEqual([expected, expected]);
   });
 
-  it("counts a market-wide window in trading sessions (weekends and holidays do not count) and keeps 7 of them", async () => {
-    const three = retained.slice(-3);
+  it("counts a market-wide window in trading sessions (weekends and holidays do not count)", async () => {
+    const sessions = previousSessions(sessionOnOrBefore(today), 4);
+    const three = sessions.slice(-3);
     if (three[2]! <= newest) {
       const body = await contractBody(flowRoute, await get(`/v1/flow?from=${three[0]}&to=${three[2]}&minPremium=0&limit=1`));
       expect([body.fromDate, body.toDate]).toEqual([three[0], three[2]]);
       expect(body.count).toBe(await storedPrints(three[0]!, three[2]!));
     }
-    const four = retained.slice(-4);
-    await expectError(await get(`/v1/flow?from=${four[0]}&to=${four[3]}`), 400, "out_of_range");
-    // One symbol may span the whole retention, not a session more.
-    const whole = await contractBody(flowRoute, await get(`/v1/flow?symbol=SPY&from=${retained[0]}&minPremium=0&limit=1`));
-    expect([whole.fromDate, whole.toDate]).toEqual([retained[0], newest]);
-    expect(whole.count).toBe(await storedPrints(retained[0]!, newest, "and ticker = 'SPY'"));
-    await expectError(await get(`/v1/flow?symbol=SPY&from=${previousSessions(retained[0]!, 2)[0]}`), 400, "out_of_range");
+    await expectError(await get(`/v1/flow?from=${sessions[0]}&to=${sessions[3]}`), 400, "out_of_range");
     await expectError(await get(`/v1/flow?symbol=SPY&from=${addDays(newest, 1)}`), 400, "out_of_range");
+  });
+
+  it("keeps 7 calendar days: `from` of today − 7 is served and today − 8 is out of range, on flow and net flow", async () => {
+    const before = addDays(today, -8);
+    for (const path of ["/v1/flow?symbol=SPY", "/v1/flow?minPremium=0", "/v1/flow/net?symbol=SPY"]) {
+      const body = await expectError(await get(`${path}&from=${before}`), 400, "out_of_range");
+      expect(body.message, path).toMatch(/7-day retention/);
+    }
+    // One symbol spans the whole retention: from today − 7 (a weekend or holiday starts at the next session) to the
+    // newest session.
+    const first = sessionOnOrAfter(earliest);
+    expect(first <= newest).toBe(true);
+    const whole = await contractBody(flowRoute, await get(`/v1/flow?symbol=SPY&from=${earliest}&minPremium=0&limit=1`));
+    expect([whole.fromDate, whole.toDate]).toEqual([earliest, newest]);
+    expect(whole.count).toBeGreaterThan(0);
+    expect(whole.count).toBe(await storedPrints(earliest, newest, "and ticker = 'SPY'"));
+    // Market-wide, `from` alone is its session.
+    const marketWide = await contractBody(flowRoute, await get(`/v1/flow?from=${earliest}&minPremium=0&limit=1`));
+    expect([marketWide.fromDate, marketWide.toDate]).toEqual([earliest, first]);
+    expect(marketWide.count).toBe(await storedPrints(earliest, first));
+    // Net flow: `to` defaults to the `from` session.
+    const net = await contractBody(netFlowRoute, await get(`/v1/flow/net?symbol=SPY&from=${earliest}&minPremium=0`));
+    expect(net.retentionDays).toBe(7);
+    expect(net.points.length).toBeGreaterThan(0);
+    for (const p of net.points) expect(todayInNewYork(new Date(p.t))).toBe(first);
   });
 
   it("draws net flow over the newest session by default", async () => {

@@ -3,8 +3,9 @@
  * local SQL endpoint of its own, and the instants the Worker is asked at over them
  * (test/routes/date-matrix.test.ts). Thanksgiving week 2026, where a suite pinned to the machine's
  * date once failed: a Friday, a weekend day, a Monday, a night before the open, the day before a
- * holiday, the holiday, and the early close after it, before and after 13:00 ET. Plain values, so
- * vitest.config.ts can read them without importing the service.
+ * holiday, the holiday, the early close after it, before and after 13:00 ET, and the Saturday after
+ * (7 days back is the Saturday before; 7 sessions back reached the Wednesday before that). Plain
+ * values, so vitest.config.ts can read them without importing the service.
  */
 export interface MatrixMarket {
   /** The session the market is seeded for: its snapshot (15:45 ET, 12:45 on early closes) is the newest data. */
@@ -40,6 +41,7 @@ export const MATRIX_MARKETS: MatrixMarket[] = [
     clocks: [
       { at: "2026-11-27T17:45:00Z", what: "Friday after Thanksgiving 12:45 ET, before the 13:00 early close" },
       { at: "2026-11-27T18:30:00Z", what: "Friday after Thanksgiving 13:30 ET, after the early close" },
+      { at: "2026-11-28T17:00:00Z", what: "Saturday after Thanksgiving noon ET" },
     ],
   },
 ];

@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { MCP_KEY_VARIABLE } from "../../src/reference/usage-snippets";
 
 /** The README keeps up with the tree: its layout block names every folder, and only folders that exist. */
 
@@ -51,6 +52,17 @@ describe("README.md", () => {
     const block = /## The two commands\n+```sh\n([\s\S]*?)\n```/.exec(readme)?.[1] ?? "";
     const commands = block.split("\n").map((line) => line.split("#")[0]?.trim());
     expect(commands).toEqual(["npm install && npm run dev", "npm install && npm test"]);
+  });
+
+  it("shows an MCP configuration for a committed .mcp.json without the key: it is read from the environment", () => {
+    const section = /## From an AI assistant[\s\S]*?(?=\n## )/.exec(readme)?.[0] ?? "";
+    const json = /```json\n([\s\S]*?)\n```/.exec(section)?.[1] ?? "";
+    const config = JSON.parse(json) as { mcpServers: Record<string, { url: string; headers: Record<string, string> }> };
+    const server = Object.values(config.mcpServers)[0]!;
+    expect(server.url).toBe("http://127.0.0.1:8787/mcp");
+    // Claude Code expands `${VAR}` in headers: the same variable the dashboard and /docs name.
+    expect(server.headers).toEqual({ Authorization: `Bearer \${${MCP_KEY_VARIABLE}}` });
+    expect(/```sh\n([\s\S]*?)\n```/.exec(section)?.[1]).toBe(`export ${MCP_KEY_VARIABLE}="<your API key>"`);
   });
 
   it("links nowhere outside the repository but this machine", () => {

@@ -501,7 +501,7 @@ export interface paths {
         };
         /**
          * Options flow
-         * @description Classified option trade prints of the retained sessions, largest premium (or newest) first. Window: with neither `from` nor `to`, the newest session; `to` alone is that one session (the newest when later); `from` alone ends at the newest session when symbols are named, else it is the `from` session. A market-wide query spans at most 3 trading sessions. A query past the time budget gives 503 query_timeout with Retry-After.
+         * @description Classified option trade prints of the sessions of the last 7 days (`from` at the earliest today − 7 days, ET), largest premium (or newest) first. Window: with neither `from` nor `to`, the newest session; `to` alone is that one session (the newest when later); `from` alone ends at the newest session when symbols are named, else it is the `from` session. A market-wide query spans at most 3 trading sessions. A query past the time budget gives 503 query_timeout with Retry-After.
          */
         get: operations["getFlow"];
         put?: never;
@@ -521,7 +521,7 @@ export interface paths {
         };
         /**
          * Net flow, 1-minute cumulative
-         * @description Cumulative net call and put premium of one underlying, per minute: ask-side minus bid-side premium of regular prints (mid, unknown-side and multi-leg prints count for volume only; canceled prints not at all). Window: the newest session by default; `to` defaults to the `from` session.
+         * @description Cumulative net call and put premium of one underlying, per minute: ask-side minus bid-side premium of regular prints (mid, unknown-side and multi-leg prints count for volume only; canceled prints not at all). Window: the newest session by default; `to` defaults to the `from` session; `from` at the earliest today − 7 days (ET).
          */
         get: operations["getNetFlow"];
         put?: never;
@@ -3466,7 +3466,7 @@ export interface operations {
                 limit?: number;
                 /** @description `premium` (descending, default) or `time` (executedAt descending). */
                 sort?: "premium" | "time";
-                /** @description First session (YYYY-MM-DD, ET). Before the 7 retained sessions, or after the newest session, gives 400 out_of_range. Alias: fromDate. */
+                /** @description First day (YYYY-MM-DD, ET); a weekend or holiday starts at the next session. More than 7 days before today's ET date (the retention), or after the newest session, gives 400 out_of_range. Alias: fromDate. */
                 from?: string;
                 /** @description Alias of from. */
                 fromDate?: string;
@@ -3490,7 +3490,7 @@ export interface operations {
                     "application/json": {
                         /** @description Time of the newest trade in the whole feed; null when the feed is empty. */
                         asOf: string | null;
-                        /** @description Sessions of prints kept: 7. */
+                        /** @description Days of prints kept, counted back from today's ET date: 7. */
                         retentionDays: number;
                         /**
                          * Format: date
@@ -3660,7 +3660,7 @@ export interface operations {
                 symbol?: string;
                 /** @description Alias of symbol. */
                 ticker?: string;
-                /** @description First session (YYYY-MM-DD, ET). Before the 7 retained sessions, or after the newest session, gives 400 out_of_range. Alias: fromDate. */
+                /** @description First day (YYYY-MM-DD, ET); a weekend or holiday starts at the next session. More than 7 days before today's ET date (the retention), or after the newest session, gives 400 out_of_range. Alias: fromDate. */
                 from?: string;
                 /** @description Alias of from. */
                 fromDate?: string;
@@ -3685,7 +3685,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         ticker: string;
-                        /** @description Sessions of prints kept: 7. */
+                        /** @description Days of prints kept, counted back from today's ET date: 7. */
                         retentionDays: number;
                         /** @constant */
                         mode: "cumulative";

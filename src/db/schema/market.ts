@@ -234,7 +234,7 @@ export const dividends = pgTable(
 );
 
 /**
- * Seven sessions of classified trade prints, priced against the NBBO at trade time. Prints loaded
+ * The last 7 days' sessions of classified trade prints, priced against the NBBO at trade time. Prints loaded
  * from vendor files carry their venue, sequence number and condition; (contract, time, sequence
  * number) identifies them, so a reload updates instead of duplicating.
  *

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { flowWindow, type FlowWindowRequest, RETENTION_SESSIONS } from "../../domain/flow-window";
+import { flowWindow, type FlowWindowRequest, RETENTION_DAYS } from "../../domain/flow-window";
 import { tickerParam } from "../../domain/symbols";
 import { ApiError } from "../../http/errors";
 import { aliased } from "../../http/input-checks";
@@ -13,7 +13,7 @@ export const optionalTicker = (description: string) =>
 
 export const flowWindowShape = {
   from: dateParam.describe(
-    `First session (YYYY-MM-DD, ET). Before the ${RETENTION_SESSIONS} retained sessions, or after the newest session, gives 400 out_of_range. Alias: fromDate.`,
+    `First day (YYYY-MM-DD, ET); a weekend or holiday starts at the next session. More than ${RETENTION_DAYS} days before today's ET date (the retention), or after the newest session, gives 400 out_of_range. Alias: fromDate.`,
   ),
   fromDate: dateParam.describe("Alias of from."),
   to: dateParam.describe("Last session (YYYY-MM-DD, ET); past the newest session it is cut back to it. Alias: toDate."),

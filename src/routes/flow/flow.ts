@@ -2,7 +2,7 @@ import { z } from "zod";
 import { IV_SOURCES, OPEN_INTEREST_SOURCES } from "../../analytics/flow";
 import { daysBetween } from "../../domain/calendar";
 import { requestToday } from "../../http/request-clock";
-import { MARKET_WIDE_MAX_SESSIONS, RETENTION_SESSIONS, resolveBound } from "../../domain/flow-window";
+import { MARKET_WIDE_MAX_SESSIONS, RETENTION_DAYS, resolveBound } from "../../domain/flow-window";
 import { STANDARD_LIMITS } from "../../domain/plans";
 import { TICKER } from "../../domain/symbols";
 import { isoTimestamp } from "../../db/timestamps";
@@ -66,7 +66,7 @@ export const FlowPrintSchema = z.object({
 
 export const FlowSchema = z.object({
   asOf: z.iso.datetime().nullable().describe("Time of the newest trade in the whole feed; null when the feed is empty."),
-  retentionDays: z.int().describe(`Sessions of prints kept: ${RETENTION_SESSIONS}.`),
+  retentionDays: z.int().describe(`Days of prints kept, counted back from today's ET date: ${RETENTION_DAYS}.`),
   fromDate: z.iso.date().describe("First session of the window served."),
   toDate: z.iso.date().describe("Last session of the window served."),
   count: z.int().describe(`Prints matching before the limit, counted up to ${FLOW_COUNT_CAP}.`),
@@ -124,7 +124,8 @@ export const flowRoute = defineRoute({
   operationId: "getFlow",
   summary: "Options flow",
   description:
-    "Classified option trade prints of the retained sessions, largest premium (or newest) first. Window: with neither `from` nor " +
+    `Classified option trade prints of the sessions of the last ${RETENTION_DAYS} days (\`from\` at the earliest today − ${RETENTION_DAYS} days, ET), ` +
+    "largest premium (or newest) first. Window: with neither `from` nor " +
     "`to`, the newest session; `to` alone is that one session (the newest when later); `from` alone ends at the newest session " +
     `when symbols are named, else it is the \`from\` session. A market-wide query spans at most ${MARKET_WIDE_MAX_SESSIONS} trading sessions. ` +
     "A query past the time budget gives 503 query_timeout with Retry-After.",
@@ -141,7 +142,7 @@ export const flowRoute = defineRoute({
     const window = requestedWindow(query, {
       fromOnlyEndsAt: tickers.length > 0 ? "newest" : "fromSession",
       maxSessions: tickers.length > 0 ? undefined : MARKET_WIDE_MAX_SESSIONS,
-      historySessions: limits.historyDays,
+      historyDays: limits.historyDays,
       today,
     });
     if (window.clamped) markClamped(c);
@@ -168,7 +169,7 @@ export const flowRoute = defineRoute({
     const count = counted[0]?.n ?? 0;
     return {
       asOf: isoTimestamp(newest[0]?.executedAt ?? null),
-      retentionDays: RETENTION_SESSIONS,
+      retentionDays: RETENTION_DAYS,
       fromDate: resolveBound(window.from, newestSession, today),
       toDate: resolveBound(window.to, newestSession, today),
       count,

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { cumulativeNetFlow } from "../../analytics/net-flow";
 import { requestToday } from "../../http/request-clock";
-import { RETENTION_SESSIONS } from "../../domain/flow-window";
+import { RETENTION_DAYS } from "../../domain/flow-window";
 import { STANDARD_LIMITS } from "../../domain/plans";
 import { isoTimestamp } from "../../db/timestamps";
 import { ApiError } from "../../http/errors";
@@ -21,7 +21,7 @@ import { services } from "../../services";
 
 export const NetFlowSchema = z.object({
   ticker: z.string(),
-  retentionDays: z.int().describe(`Sessions of prints kept: ${RETENTION_SESSIONS}.`),
+  retentionDays: z.int().describe(`Days of prints kept, counted back from today's ET date: ${RETENTION_DAYS}.`),
   mode: z.literal("cumulative"),
   points: z
     .array(
@@ -50,7 +50,7 @@ export const netFlowRoute = defineRoute({
   description:
     "Cumulative net call and put premium of one underlying, per minute: ask-side minus bid-side premium of regular prints " +
     "(mid, unknown-side and multi-leg prints count for volume only; canceled prints not at all). Window: the newest session by " +
-    "default; `to` defaults to the `from` session.",
+    `default; \`to\` defaults to the \`from\` session; \`from\` at the earliest today − ${RETENTION_DAYS} days (ET).`,
   tags: ["Flow"],
   access: "entitled",
   caching: "per-request",
@@ -67,7 +67,7 @@ export const netFlowRoute = defineRoute({
     if (ticker === undefined) throw new ApiError("missing_symbol", "The query parameter 'symbol' (or 'ticker') is required.");
     const today = requestToday(c);
     // Net flow is not a list: the plan's history clamp does not apply (Limits rule 4), retention does.
-    const window = requestedWindow(query, { fromOnlyEndsAt: "fromSession", historySessions: STANDARD_LIMITS.historyDays, today });
+    const window = requestedWindow(query, { fromOnlyEndsAt: "fromSession", historyDays: STANDARD_LIMITS.historyDays, today });
     const minPremium = query.minPremium ?? DEFAULT_MIN_PREMIUM;
 
     const db = services(c).market;
@@ -82,7 +82,7 @@ export const netFlowRoute = defineRoute({
     const series = cumulativeNetFlow(minutes.map((m) => ({ ...m, minute: Date.parse(isoTimestamp(m.minute)) })));
     return {
       ticker,
-      retentionDays: RETENTION_SESSIONS,
+      retentionDays: RETENTION_DAYS,
       mode: "cumulative" as const,
       points: series.points.map((p) => ({ ...p, t: new Date(p.t).toISOString() })),
       summary: { volume: series.volume, ncp: series.ncp, npp: series.npp, spot: spot[0]?.spot ?? null },

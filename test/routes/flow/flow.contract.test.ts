@@ -3,7 +3,8 @@ import { IV_SOURCES, OPEN_INTEREST_SOURCES } from "../../../src/analytics/flow";
 import { FlowSchema, flowRoute, type Flow } from "../../../src/routes/flow/flow";
 import { bearer, newAccount } from "../../support/accounts";
 import { contractBody } from "../../support/contract";
-import { marketSql } from "../../support/market-db";
+import { retentionStart } from "../../../src/domain/flow-window";
+import { etToday, marketSql } from "../../support/market-db";
 import { call } from "../../support/worker";
 
 type Print = Flow["prints"][number];
@@ -74,14 +75,19 @@ async function everyPrint(query: string, depth = 0): Promise<Print[]> {
 
 let sessions: string[];
 let tickers: string[];
+const earliest = retentionStart(etToday());
 
 beforeAll(async () => {
   // The internal plan pages 500 prints; the standard plans stop at 250.
   auth = bearer((await newAccount({ plan: "internal" })).keys[0]!.key);
-  // The seeded market's prints (tests add prints of made-up tickers the market does not list).
+  // The seeded market's prints (tests add prints of made-up tickers the market does not list), of the sessions that can
+  // be asked for: on or after today − 7 days (the seeded market holds one more, older).
   const market = "ticker in (select symbol from underlyings)";
   sessions = (
-    (await marketSql().query(`select distinct session_date::text as d from flow_prints where ${market} order by 1`)) as { d: string }[]
+    (await marketSql().query(
+      `select distinct session_date::text as d from flow_prints where ${market} and session_date >= $1::date order by 1`,
+      [earliest],
+    )) as { d: string }[]
   ).map((r) => r.d);
   tickers = ((await marketSql().query(`select distinct ticker from flow_prints where ${market} order by 1`)) as { ticker: string }[]).map(
     (r) => r.ticker,
@@ -90,7 +96,7 @@ beforeAll(async () => {
 
 describe("GET /v1/flow: every print carries every field of the spec's table", () => {
   it("serves every print of the retained sessions with each field of its type, no null", async () => {
-    expect(sessions).toHaveLength(7);
+    expect(sessions.length).toBeGreaterThanOrEqual(5);
     expect(tickers.length).toBeGreaterThan(5);
     const served: Print[] = [];
     for (const session of sessions) {
@@ -115,8 +121,8 @@ describe("GET /v1/flow: every print carries every field of the spec's table", ()
     }
     // The served sources are the stored ones.
     const stored = (await marketSql().query(
-      "select iv_source as source, count(*)::int as n from flow_prints where print_class <> 'canceled' and ticker = any($1::text[]) group by 1",
-      [tickers],
+      "select iv_source as source, count(*)::int as n from flow_prints where print_class <> 'canceled' and ticker = any($1::text[]) and session_date >= $2::date group by 1",
+      [tickers, earliest],
     )) as { source: string; n: number }[];
     const count = (source: string) => served.filter((p) => p.ivSource === source).length;
     for (const { source, n } of stored) expect(count(source), source).toBe(n);

@@ -1,18 +1,18 @@
 import { beforeAll, describe, it } from "vitest";
 import { apiClient, type ApiClient } from "../../support/api-client";
-import { addDays } from "../../support/market-db";
+import { addDays, etToday } from "../../support/market-db";
 import { retainedSessions } from "../../support/flow-sessions";
 import { expectError } from "../../support/worker";
 
 let api: ApiClient;
 let newest: string;
 let previous: string;
-let sessions: string[];
 
 beforeAll(async () => {
   api = await apiClient();
-  ({ newest, sessions } = await retainedSessions());
-  previous = sessions[5]!;
+  const { sessions, ...feed } = await retainedSessions();
+  newest = feed.newest;
+  previous = sessions.at(-2)!;
 });
 
 describe("GET /v1/flow/net", () => {
@@ -24,9 +24,10 @@ describe("GET /v1/flow/net", () => {
     await expectError(await api.get("/v1/flow/net?symbol=NETX&ticker=SPY"), 400, "invalid_parameter");
   });
 
-  it("refuses `from` after the newest session, older than the retained sessions, or after `to`", async () => {
+  it("refuses `from` after the newest session, more than 7 days before today, or after `to`", async () => {
     await expectError(await api.get(`/v1/flow/net?symbol=NETX&from=${addDays(newest, 1)}`), 400, "out_of_range");
-    await expectError(await api.get(`/v1/flow/net?symbol=NETX&from=${addDays(sessions[0]!, -1)}`), 400, "out_of_range");
+    // Today − 8 is a session the seeded market holds (the 7th before today's): out of the 7 days all the same.
+    await expectError(await api.get(`/v1/flow/net?symbol=NETX&from=${addDays(etToday(), -8)}`), 400, "out_of_range");
     await expectError(await api.get(`/v1/flow/net?symbol=NETX&from=${newest}&to=${previous}`), 400, "invalid_range");
   });
 });

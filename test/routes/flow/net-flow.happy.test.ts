@@ -23,7 +23,7 @@ let at: (session: string, m: number, s?: number) => string;
 beforeAll(async () => {
   api = await apiClient();
   ({ newest, sessions } = await retainedSessions());
-  previous = sessions[5]!;
+  previous = sessions.at(-2)!;
   at = (session, m, s = 0) => new Date(sessionOpenAt(session).getTime() + m * 60_000 + s * 1000).toISOString();
   // A small, hand-checked tape (premium = price × size × 100).
   await arrangePrints("NETX", [
