@@ -11,6 +11,7 @@ export interface FeedReport {
   accepted: number;
   /** Events at or before the stored positions (already written by an earlier run). */
   skipped: number;
+  /** Records that gave no event, by reason (`OpraEventReader`'s, `out-of-range` and `implausible-time` each logged). */
   dropped: Record<string, number>;
   /** Lines of JSON-lines files that were not records (each logged, up to `MALFORMED_LOGGED`). */
   malformed: number;
@@ -43,6 +44,10 @@ export async function replayFiles(
 /** Malformed lines logged one by one; past this many only counted (a wrong file would flood the log). */
 const MALFORMED_LOGGED = 100;
 
+/** Records dropped as out of range or at an implausible time logged one by one per reason; past this many one in `DROPS_LOGGED_EVERY`. */
+const DROPS_LOGGED = 100;
+const DROPS_LOGGED_EVERY = 10_000;
+
 /** Records read between two turns of the event loop: a minute's 1.4 M samples never hold the trades' writes for long. */
 const YIELD_EVERY = 2_048;
 
@@ -56,17 +61,33 @@ export interface FeedSource {
  * Runs a feed's records through the pipeline: read as OPRA events, written by an ingestor started
  * on the stored positions (`sources` is given it, to resume after them, and a signal that stops
  * every source once one has failed). At the end of the records everything is written; after an
- * abort, what was read.
+ * abort, what was read. `now`, the wall clock, is a live feed's: a record received far from it is
+ * dropped (`implausible-time`) and moves no lane's clock.
  */
 export async function consumeFeed(
   db: IngestDatabase,
   sources: (ingestor: Ingestor, signal: AbortSignal) => FeedSource[],
-  options: { feed: string; log: IngestLog; signal?: AbortSignal },
+  options: { feed: string; log: IngestLog; signal?: AbortSignal; now?: () => Date },
 ): Promise<FeedReport> {
   const started = performance.now();
   const ingestor = await Ingestor.start(db, { feed: options.feed, log: options.log });
   const indexes = await db.typedQuery(`select symbol from underlyings where asset_type = 'index'`);
-  const reader = new OpraEventReader(new OpraInstruments(new Set(indexes.rows.map((r) => r.symbol as string))));
+  const reader: OpraEventReader = new OpraEventReader(new OpraInstruments(new Set(indexes.rows.map((r) => r.symbol as string))), {
+    now: options.now,
+    onDropped: (reason, record, why) => {
+      const count = reader.dropped.get(reason) ?? 0;
+      if (count > DROPS_LOGGED && count % DROPS_LOGGED_EVERY !== 0) return;
+      options.log({
+        event: "ingest_dropped",
+        reason,
+        count,
+        record: record.kind,
+        instrumentId: record.instrumentId,
+        tsRecv: String(receiveTime(record)),
+        why,
+      });
+    },
+  });
   const failing = new AbortController();
   const stop = options.signal ? AbortSignal.any([options.signal, failing.signal]) : failing.signal;
   let count = 0;
@@ -108,9 +129,12 @@ export async function consumeFeed(
   };
 }
 
-/** One record into the pipeline: its event, if it gives one; else (heartbeats, mappings) only its lanes' clock. A promise while the ingestor is full. */
+/**
+ * One record into the pipeline: its event, if it gives one; else (heartbeats, mappings, dropped
+ * records) only its lanes' clock, if its time may move it. A promise while the ingestor is full.
+ */
 function ingest(reader: OpraEventReader, ingestor: Ingestor, record: DbnRecord, lanes: readonly LaneName[]): Promise<void> | undefined {
   const event = reader.read(record);
   if (event) return ingestor.accept(event, lanes);
-  ingestor.tick(receiveTime(record), lanes);
+  if (reader.timely(record)) ingestor.tick(receiveTime(record), lanes);
 }

@@ -1,14 +1,16 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { DbnRecord } from "../../ingest/dbn";
 import type { MarketEvent } from "../../ingest/events";
 import { Ingestor, type IngestorOptions } from "../../ingest/pipeline/ingestor";
 import { readPositions } from "../../ingest/pipeline/positions";
+import { consumeFeed } from "../../ingest/replay/replay";
 import { rollSession } from "../../ingest/session/roll-session";
 import type { OccContract } from "../../src/domain/occ";
 import type { SqlBackend } from "../../scripts/sql-endpoint/sql-backend";
 import { bsm } from "../../src/analytics/black-scholes";
 import { yearsToExpiry } from "../../src/domain/market-clock";
 import { ingestDatabase } from "../support/ingest-database";
-import { nanos, OpraStream } from "./opra-stream";
+import { feedOf, nanos, OpraStream } from "./opra-stream";
 
 const FEED = "databento-opra";
 const contract = (strike: number, side: "call" | "put"): OccContract => ({ root: "AAPL", expiration: "2026-03-20", strike, side });
@@ -225,5 +227,28 @@ describe("the ingestor", () => {
     expect(rows[0]!.iv_source).toBe("trade");
     // The cent's rounding moves the IV by under 0.001; a yield of 0 would move it by about 0.01.
     expect(Math.abs(Number(rows[0]!.iv) - SIGMA)).toBeLessThan(0.002);
+  });
+});
+
+describe("records out of bounds, through the feed's reader", () => {
+  /** The records as one stream through `consumeFeed`; `now` makes it a live feed's. */
+  const feed = (records: DbnRecord[], now?: () => Date) =>
+    consumeFeed(db, () => [{ records: feedOf(records) }], { feed: FEED, log: () => undefined, now });
+
+  it("live, drops open interest received days ahead of the wall clock: no later session is staged and switched in over today's", async () => {
+    const stream = new OpraStream();
+    const [call, put] = [contract(100, "call"), contract(100, "put")];
+    stream.define(call, "AAPL", "2026-03-03T11:00:00Z");
+    stream.define(put, "AAPL", "2026-03-03T11:00:00Z");
+    stream.openInterest(call, "2026-03-03T11:30:00Z", 100);
+    stream.openInterest(put, "2026-03-03T11:30:00Z", 200);
+    // One statistic stamped three days on (Friday's session): switched in, it would set every contract it does not name to 0.
+    stream.rawOpenInterest(call, "2026-03-06T11:30:01Z", 999);
+    const report = await feed(stream.records, () => new Date("2026-03-03T11:45:00Z"));
+    expect((await table()).quotes.map((q) => q.open_interest)).toEqual([100, 200]);
+    const state = await db.typedQuery(`select open_interest_date::text as d from market_state`);
+    expect(state.rows[0]!.d).toBe("2026-03-03");
+    expect((await db.typedQuery(`select count(*)::int as n from open_interest_staged`)).rows[0]!.n).toBe(0);
+    expect(report.dropped).toEqual({ "implausible-time": 1 });
   });
 });

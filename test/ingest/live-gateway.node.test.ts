@@ -190,7 +190,8 @@ describe("the live gateway protocol", () => {
           log: (f) => log.push(f),
           signal,
           backoff: { min: 20, max: 100 },
-          now: () => new Date("2026-03-02T12:00:00Z"),
+          // The wall clock: after the session's records (a record received 5 min ahead of it is refused).
+          now: () => new Date("2026-03-02T14:35:00Z"),
         });
       const prints = async () => Number((await db.typedQuery(`select count(*)::int as n from flow_prints`)).rows[0]!.n);
       const until = async (done: () => Promise<boolean>) => {
