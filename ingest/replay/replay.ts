@@ -11,7 +11,10 @@ export interface FeedReport {
   accepted: number;
   /** Events at or before the stored positions (already written by an earlier run). */
   skipped: number;
-  /** Records that gave no event, by reason (`OpraEventReader`'s, `out-of-range` and `implausible-time` each logged). */
+  /**
+   * Records that gave no event, by reason (`OpraEventReader`'s, `out-of-range` and `implausible-time`
+   * each logged), and events the database refused for their data (`unstorable`, counted in `accepted` too).
+   */
   dropped: Record<string, number>;
   /** Lines of JSON-lines files that were not records (each logged, up to `MALFORMED_LOGGED`). */
   malformed: number;
@@ -123,7 +126,10 @@ export async function consumeFeed(
     records: count,
     accepted: ingestor.counts.accepted,
     skipped: ingestor.counts.skipped,
-    dropped: Object.fromEntries(reader.dropped),
+    dropped: {
+      ...Object.fromEntries(reader.dropped),
+      ...(ingestor.counts.unstorable > 0 ? { unstorable: ingestor.counts.unstorable } : {}),
+    },
     malformed: 0,
     seconds: (performance.now() - started) / 1000,
   };
