@@ -21,14 +21,18 @@ Writes Databento OPRA data (definition, statistics, cbbo-1m, tcbbo) into DATABAS
 interest, definitions the contracts; the screener rebuilds the partitions whose quotes moved.
 Both resume after the positions stored with the data.
 --feed databento  follows the live gateway (DATABENTO_GATEWAY host:port, default ${DEFAULT_GATEWAY};
-                  key from DATABENTO_API_KEY), reconnecting with a replay after a drop.
+                  key from DATABENTO_API_KEY), reconnecting with a replay after a drop; a record
+                  received over 5 min ahead of the clock or 25 h behind it is dropped.
+--clock ISO       with --feed: that fixed instant as the clock, for a synthetic feed on a clock of
+                  its own (the benchmark's day); by default the system clock.
 --replay FILE…    replays files (DBN, .dbn.zst or JSON lines), one per schema, merged by receive time;
 --speed N         paces them at N times their own time (default: as fast as the database takes them).
 With FINNHUB_TOKEN set (FINNHUB_URL, FINNHUB_CALLS_PER_MINUTE optional), the earnings and dividend
 calendars and the companies' fundamentals are refreshed from Finnhub each day from 06:00 ET.
 Logs are JSON lines on stdout; Ctrl-C (or SIGTERM) stops reading and writes what was read.`;
 
-type Plan = { kind: "replay"; files: string[]; speed: number } | { kind: "live"; host: string; port: number; apiKey: string };
+type Plan =
+  { kind: "replay"; files: string[]; speed: number } | { kind: "live"; host: string; port: number; apiKey: string; now?: () => Date };
 
 /** The run the arguments and environment ask for, or the usage error to print (exit 2). */
 function plan(argv: string[]): Plan | { usage: string; code: number } {
@@ -40,6 +44,7 @@ function plan(argv: string[]): Plan | { usage: string; code: number } {
         replay: { type: "string", multiple: true },
         speed: { type: "string" },
         feed: { type: "string" },
+        clock: { type: "string" },
         help: { type: "boolean" },
       },
       allowPositionals: true,
@@ -55,8 +60,12 @@ function plan(argv: string[]): Plan | { usage: string; code: number } {
     if (apiKey.length !== API_KEY_LENGTH) return { usage: `DATABENTO_API_KEY must hold a ${API_KEY_LENGTH}-character key.`, code: 2 };
     const [host, port] = (process.env.DATABENTO_GATEWAY ?? DEFAULT_GATEWAY).split(":");
     if (!host || !(Number(port) > 0)) return { usage: "DATABENTO_GATEWAY must be host:port.", code: 2 };
-    return { kind: "live", host, port: Number(port), apiKey };
+    const clock = args.values.clock;
+    if (clock === undefined) return { kind: "live", host, port: Number(port), apiKey };
+    if (Number.isNaN(Date.parse(clock))) return { usage: `--clock takes an ISO 8601 instant, not ${clock}.`, code: 2 };
+    return { kind: "live", host, port: Number(port), apiKey, now: () => new Date(clock) };
   }
+  if (args.values.clock !== undefined) return { usage: USAGE, code: 2 };
   const speed = args.values.speed === undefined ? Infinity : Number(args.values.speed);
   if (files.length === 0 || !(speed > 0)) return { usage: USAGE, code: 2 };
   return { kind: "replay", files, speed };

@@ -14,7 +14,7 @@ import {
   UNDEF_STAT_QUANTITY_V3,
   UNDEF_TIMESTAMP,
 } from "./fixed-point";
-import type { Metadata } from "./metadata";
+import { MAX_METADATA_LEN, type Metadata } from "./metadata";
 import type { ConsolidatedLevel, DbnRecord, RecordHeaderFields } from "./records";
 import type { DbnItem } from "./stream-decoder";
 
@@ -217,42 +217,75 @@ export function recordFromJson(o: Json): DbnRecord | null {
 export type MalformedLine = (error: DbnDecodeError) => void;
 
 /**
+ * The longest line kept (UTF-16 code units): the metadata cap of binary DBN (`MAX_METADATA_LEN`,
+ * a metadata line being the longest), well under V8's longest string (2^29 − 24). A longer line
+ * is counted malformed and passed over to its newline rather than held.
+ */
+export const MAX_JSON_LINE_LENGTH = MAX_METADATA_LEN;
+
+/**
  * A push decoder for JSON lines, the twin of `DbnDecoder`: `push` text or bytes, take the items of
  * the lines it completes; `finish` decodes a last line without a newline. Unknown rtypes are
- * skipped and counted; a malformed line (bad JSON, a missing field, a truncated last line) is
- * counted and handed to `onMalformed` with its byte offset, and decoding goes on — each line
- * stands alone, unlike binary DBN, where a bad length loses the framing.
+ * skipped and counted; a malformed line (bad JSON, a missing field, a truncated last line, a line
+ * over `maxLineLength`) is counted and handed to `onMalformed` with its byte offset, and decoding
+ * goes on — each line stands alone, unlike binary DBN, where a bad length loses the framing.
  */
 export class JsonLinesDecoder {
   metadata: Metadata | null = null;
   readonly skipped = new Map<number, number>();
   malformed = 0;
 
-  constructor(private readonly onMalformed: MalformedLine = () => undefined) {}
+  constructor(
+    private readonly onMalformed: MalformedLine = () => undefined,
+    private readonly maxLineLength = MAX_JSON_LINE_LENGTH,
+  ) {}
 
-  private pending = "";
+  /** The text of the line begun so far; `null` while a line too long is passed over. */
+  private pending: string | null = "";
+  /** Byte offset of the line begun so far. */
   private consumed = 0;
   private readonly utf8 = new TextDecoder("utf-8");
 
   push(chunk: string | Uint8Array): DbnItem[] {
-    this.pending += typeof chunk === "string" ? chunk : this.utf8.decode(chunk, { stream: true });
-    const items: DbnItem[] = [];
-    let newline: number;
-    while ((newline = this.pending.indexOf("\n")) >= 0) {
-      const line = this.pending.slice(0, newline);
-      this.pending = this.pending.slice(newline + 1);
-      this.decodeLine(line, items);
-      this.consumed += Buffer.byteLength(line) + 1;
-    }
-    return items;
+    return this.take(typeof chunk === "string" ? chunk : this.utf8.decode(chunk, { stream: true }));
   }
 
   finish(): DbnItem[] {
-    const items: DbnItem[] = [];
-    this.pending += this.utf8.decode();
-    if (this.pending.trim() !== "") this.decodeLine(this.pending, items);
+    const items = this.take(this.utf8.decode());
+    if (this.pending !== null && this.pending.trim() !== "") this.decodeLine(this.pending, items);
     this.pending = "";
     return items;
+  }
+
+  /** The lines `text` completes; newlines are looked for in `text` alone, so a long line costs one pass over it. */
+  private take(text: string): DbnItem[] {
+    const items: DbnItem[] = [];
+    let from = 0;
+    for (let newline = text.indexOf("\n"); newline >= 0; newline = text.indexOf("\n", from)) {
+      const tail = text.slice(from, newline);
+      if (this.pending !== null && this.pending.length + tail.length > this.maxLineLength) this.tooLong();
+      if (this.pending === null) this.consumed += Buffer.byteLength(tail) + 1;
+      else {
+        const line = this.pending + tail;
+        this.decodeLine(line, items);
+        this.consumed += Buffer.byteLength(line) + 1;
+      }
+      this.pending = "";
+      from = newline + 1;
+    }
+    const rest = text.slice(from);
+    if (this.pending !== null && this.pending.length + rest.length > this.maxLineLength) this.tooLong();
+    if (this.pending === null) this.consumed += Buffer.byteLength(rest);
+    else this.pending += rest;
+    return items;
+  }
+
+  /** The line begun is over the limit: counted malformed, and passed over up to its newline. */
+  private tooLong(): void {
+    this.malformed++;
+    this.onMalformed(new DbnDecodeError(`line longer than ${this.maxLineLength} characters`, this.consumed));
+    this.consumed += Buffer.byteLength(this.pending ?? "");
+    this.pending = null;
   }
 
   private decodeLine(line: string, items: DbnItem[]): void {

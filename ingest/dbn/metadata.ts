@@ -9,6 +9,16 @@ import { UNDEF_TIMESTAMP } from "./fixed-point";
 export const SUPPORTED_DBN_VERSIONS = [2, 3] as const;
 /** "DBN" + version byte + u32 length of the rest of the metadata. */
 export const METADATA_PRELUDE_LEN = 8;
+/**
+ * The longest metadata (after the prelude) this decoder buffers: 256 MiB. The prelude's u32 allows
+ * 4 GiB, and the decoder holds the whole header before decoding it, so a corrupt length would have it
+ * buffer the stream behind it. The largest header a real request gets is a day of the whole OPRA
+ * universe by parent symbology: about 1.5 M contracts, each a mapping interval of 8 + 71 bytes,
+ * ≈ 120 MB; a live session's header has no mappings at all (they come as records).
+ */
+export const MAX_METADATA_LEN = 256 * 1024 * 1024;
+/** The width of the symbol strings of each DBN version (compat.rs `SYMBOL_CSTR_LEN_V1/V2/V3`); the vendor's encoder writes no other. */
+export const SYMBOL_CSTR_LEN_BY_VERSION: Readonly<Record<number, number>> = { 1: 22, 2: 71, 3: 71 };
 /** Fixed part after the prelude, up to and including the reserved bytes (lib.rs `METADATA_FIXED_LEN`). */
 const METADATA_FIXED_LEN = 100;
 const DATASET_CSTR_LEN = 16;
@@ -66,6 +76,7 @@ export function metadataLength(bytes: Uint8Array): number | null {
   }
   const length = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(4, true);
   if (length < METADATA_FIXED_LEN) throw new DbnDecodeError(`metadata length ${length} shorter than its fixed part`, 4);
+  if (length > MAX_METADATA_LEN) throw new DbnDecodeError(`metadata length ${length} is over the ${MAX_METADATA_LEN}-byte limit`, 4);
   return METADATA_PRELUDE_LEN + length;
 }
 
@@ -103,6 +114,13 @@ export function decodeMetadata(bytes: Uint8Array): Metadata {
   const tsOut = bytes[pos + 2] !== 0;
   pos += 3;
   const symbolCstrLen = view.getUint16(pos, true);
+  // The vendor's decoder takes any width; 0 would let a count of 2^32 − 1 symbols pass every bounds check.
+  if (symbolCstrLen !== SYMBOL_CSTR_LEN_BY_VERSION[version]) {
+    throw new DbnDecodeError(
+      `symbol_cstr_len ${symbolCstrLen}: DBN v${version} symbols are ${SYMBOL_CSTR_LEN_BY_VERSION[version]} bytes`,
+      pos,
+    );
+  }
   pos += 2 + RESERVED_LEN;
   need(4, "schema_definition_length");
   const schemaDefinitionLength = view.getUint32(pos, true);
@@ -115,22 +133,24 @@ export function decodeMetadata(bytes: Uint8Array): Metadata {
     pos += symbolCstrLen;
     return symbol;
   };
-  const readCount = (what: string) => {
-    need(4, what);
+  /** A u32 count of items of at least `each` bytes, checked against the bytes left before anything is allocated or looped over. */
+  const readCount = (what: string, each: number) => {
+    need(4, `${what} count`);
     const count = view.getUint32(pos, true);
     pos += 4;
+    if (count * each > total - pos) {
+      throw new DbnDecodeError(`metadata header ends inside ${what}: ${count} of ${each} bytes each, ${total - pos} bytes left`, pos - 4);
+    }
     return count;
   };
-  const readSymbols = (what: string) => {
-    const count = readCount(`${what} count`);
-    return Array.from({ length: count }, () => readSymbol(what));
-  };
+  const readSymbols = (what: string) => Array.from({ length: readCount(what, symbolCstrLen) }, () => readSymbol(what));
   const symbols = readSymbols("symbols");
   const partial = readSymbols("partial");
   const notFound = readSymbols("not_found");
-  const mappings = Array.from({ length: readCount("mappings count") }, (): SymbolMapping => {
+  // A mapping is its raw symbol and an interval count at least; an interval two u32 dates and a symbol.
+  const mappings = Array.from({ length: readCount("mappings", symbolCstrLen + 4) }, (): SymbolMapping => {
     const rawSymbol = readSymbol("mapping raw_symbol");
-    const intervals = Array.from({ length: readCount("mapping interval count") }, (): MappingInterval => {
+    const intervals = Array.from({ length: readCount("mapping intervals", 8 + symbolCstrLen) }, (): MappingInterval => {
       need(8, "mapping interval dates");
       const startDate = view.getUint32(pos, true);
       const endDate = view.getUint32(pos + 4, true);

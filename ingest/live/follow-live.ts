@@ -55,7 +55,7 @@ export function followLive(
         { records: afterwards(marketReplayed, () => session(trades.schemas), signal), lanes: trades.lanes },
       ];
     },
-    options,
+    { ...options, now: options.now ?? (() => new Date()) },
   );
 }
 

@@ -10,6 +10,7 @@
 //   errors (error records: those in FATAL_ERROR_CODES end the session for good)
 import { createHash } from "node:crypto";
 import { ERROR_CODE, RTYPE, type DbnRecord } from "../dbn";
+import { TRADE_EXECUTED_BEFORE_NS } from "../opra/from-dbn";
 
 /** API keys are 32 characters; the last 5 name the key's bucket (sent in clear beside the digest). */
 export const API_KEY_LENGTH = 32;
@@ -27,13 +28,6 @@ export const DEFAULT_HEARTBEAT_INTERVAL_S = 30;
 export const heartbeatTimeoutMs = (intervalS: number) => (intervalS + 5) * 1000;
 
 /**
- * How much earlier than its receive time a record's event time may be and the record still be
- * taken (an OPRA print is received within milliseconds of its execution; a larger gap is a broken
- * clock, and the record is dropped: `ingest/opra/from-dbn.ts`).
- */
-export const MAX_RECEIVE_DELAY_NS = 60_000_000_000n;
-
-/**
  * Whether the gateway's intraday replay selects this schema's records by receive time; every other
  * schema's are selected by event time (Databento, "Intraday replay": `ts_event` for every schema
  * except CBBO and BBO, which use `ts_recv`).
@@ -42,10 +36,11 @@ export const replaysByReceiveTime = (schema: string) => /^c?bbo-/.test(schema);
 
 /**
  * The `start` that replays every record of `schema` received at or after `received`: filtered on
- * event time, a record received then may have been sent up to MAX_RECEIVE_DELAY_NS earlier.
+ * event time, a record received then may have been executed up to TRADE_EXECUTED_BEFORE_NS earlier
+ * (one executed earlier still is dropped as implausible: `ingest/opra/from-dbn.ts`).
  */
 export function replayStart(schema: LiveSchema, received: bigint): bigint {
-  return replaysByReceiveTime(schema) ? received : received - MAX_RECEIVE_DELAY_NS;
+  return replaysByReceiveTime(schema) ? received : received - TRADE_EXECUTED_BEFORE_NS;
 }
 
 /**

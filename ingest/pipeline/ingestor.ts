@@ -50,6 +50,9 @@ interface FeedClock {
 }
 
 const SECOND_NS = 1_000_000_000n;
+/** Events refused by the database logged one by one; past this many, one in `REFUSED_LOGGED_EVERY`. */
+const REFUSED_LOGGED = 100;
+const REFUSED_LOGGED_EVERY = 10_000;
 
 /**
  * The ingestion pipeline's core: normalised events in, receive-time order; three lanes out, each
@@ -82,7 +85,8 @@ export class Ingestor {
   private readonly trades: Lane<TradeEvent>;
   private readonly quotes: Lane<QuoteEvent>;
   private readonly contracts: Lane<ContractsEvent>;
-  readonly counts = { accepted: 0, skipped: 0 };
+  /** Events accepted, skipped as already written, and refused by the database for their data (`unstorable`, not stored). */
+  readonly counts = { accepted: 0, skipped: 0, unstorable: 0 };
 
   private constructor(
     private readonly db: IngestDatabase,
@@ -95,6 +99,14 @@ export class Ingestor {
     private readonly barrier: SessionBarrier,
   ) {
     const { feed } = options;
+    const lane: LaneOptions = {
+      ...options.lane,
+      onRefused: (name, event, error) => {
+        // Logged one by one up to REFUSED_LOGGED, then one in REFUSED_LOGGED_EVERY (a bad batch must not flood the log).
+        const count = ++this.counts.unstorable;
+        if (count <= REFUSED_LOGGED || count % REFUSED_LOGGED_EVERY === 0) options.lane.onRefused(name, event, error);
+      },
+    };
     this.staged = staged;
     this.lastStatistic = startPositions.get("statistics") ?? 0n;
     // Trades are priced with the yields the quotes are solved with, so a print's IV matches its chain's.
@@ -111,7 +123,7 @@ export class Ingestor {
         const { prints } = await writeTrades(db, feed, batch, pricing, through);
         this.printStatistics.written(prints.map((p) => p.trade.sessionDate));
       },
-      { ...options.lane, minIntervalMs: options.tradeIntervalMs, maxBatch: Math.min(options.lane.maxBatch, options.maxTradeBatch) },
+      { ...lane, minIntervalMs: options.tradeIntervalMs, maxBatch: Math.min(lane.maxBatch, options.maxTradeBatch) },
       (trade) => barrier.holds(trade.executedAt.getTime()),
     );
     this.quotes = new Lane(
@@ -120,10 +132,10 @@ export class Ingestor {
         await writeQuotes(db, feed, batch, market, through);
         barrier.moved(sessionOf(batch.at(-1)!.asOf));
       },
-      options.lane,
+      lane,
       (quote) => barrier.holds(quote.asOf.getTime()),
     );
-    this.contracts = new Lane("contracts", (batch, through) => this.writeContracts(batch, through), options.lane);
+    this.contracts = new Lane("contracts", (batch, through) => this.writeContracts(batch, through), lane);
   }
 
   static async start(db: IngestDatabase, options: IngestorOptions): Promise<Ingestor> {
@@ -136,6 +148,16 @@ export class Ingestor {
         log({ event: "ingest_written", lane: name, events, ms: Math.round(ms), newest: String(newest) }),
       onFailed: (name, error, retryInMs) =>
         log({ event: "ingest_write_failed", lane: name, error: error instanceof Error ? error.message : String(error), retryInMs }),
+      onRefused: (name, event, error) =>
+        log({
+          event: "ingest_dropped",
+          reason: "unstorable",
+          lane: name,
+          schema: event.position.schema,
+          tsRecv: String(event.position.tsRecv),
+          ...("optionSymbol" in event ? { optionSymbol: event.optionSymbol } : {}),
+          error: error instanceof Error ? error.message : String(error),
+        }),
       ...options.lane,
     };
     const ingestor = new Ingestor(

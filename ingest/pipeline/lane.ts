@@ -1,4 +1,5 @@
 import type { FeedPosition } from "../events";
+import { isDataError } from "./data-errors";
 
 export interface LaneOptions {
   /** A write takes whole receive times until it holds this many events (a single receive time may hold more). */
@@ -9,6 +10,8 @@ export interface LaneOptions {
   /** After each write: its events, how long it took and the newest receive time it held (ns). */
   onWritten(lane: string, events: number, ms: number, newest: bigint): void;
   onFailed(lane: string, error: unknown, retryInMs: number): void;
+  /** An event the database refused alone for its data (`isDataError`): skipped, not stored, never retried. */
+  onRefused(lane: string, event: { position: FeedPosition }, error: unknown): void;
   /**
    * Least wall time from one write's start to the next (0: none). A trickle of events (trades at
    * real time) is then written a few times a second in batches, not one transaction per event,
@@ -22,7 +25,8 @@ export interface LaneOptions {
  * on a connection of its own (trades keep flowing while a minute of quotes is written). A write
  * takes the queue's complete receive times (those the feed has moved past, or all when settled),
  * so a batch never splits one and a restart resumes after whole ones. A failed write is retried
- * with the same events until it succeeds: nothing is dropped while the database is away.
+ * with the same events until it succeeds: nothing is dropped while the database is away. A write
+ * the database refuses for its data is not retried: its bad events are found and skipped.
  */
 export class Lane<E extends { position: FeedPosition }> {
   private queue: E[] = [];
@@ -98,6 +102,12 @@ export class Lane<E extends { position: FeedPosition }> {
     return this.queue.splice(0, end);
   }
 
+  /**
+   * Writes a batch until it is stored. A failure of the database (away, a deadlock…) is retried with
+   * the same events, 0.5 s doubling to the cap; one of the data (`isDataError`), which no retry
+   * changes, has the batch written in halves, each the same way, down to the events refused alone,
+   * which are skipped (`onRefused`): the rest is stored and the lane goes on.
+   */
   private async writeUntilDone(batch: E[], through: bigint | undefined): Promise<void> {
     let wait = this.options.retryMs;
     for (;;) {
@@ -107,10 +117,33 @@ export class Lane<E extends { position: FeedPosition }> {
         this.options.onWritten(this.name, batch.length, performance.now() - started, batch.at(-1)!.position.tsRecv);
         return;
       } catch (error) {
+        if (isDataError(error)) return this.isolate(batch, through, error);
         this.options.onFailed(this.name, error, wait);
         await new Promise((resolve) => setTimeout(resolve, wait));
         wait = Math.min(wait * 2, this.options.maxRetryMs);
       }
     }
+  }
+
+  /**
+   * A batch refused for its data, written as two. A receive time with events in both halves is not
+   * complete after the first: its positions stop before it (a crash in between replays it whole).
+   */
+  private async isolate(batch: E[], through: bigint | undefined, error: unknown): Promise<void> {
+    if (batch.length === 1) {
+      this.options.onRefused(this.name, batch[0]!, error);
+      return;
+    }
+    const first = batch.slice(0, batch.length >> 1);
+    const second = batch.slice(first.length);
+    const continued = new Set(second.map((e) => e.position.tsRecv));
+    let firstThrough = through;
+    for (const { position } of first) {
+      if (continued.has(position.tsRecv) && (firstThrough === undefined || position.tsRecv - 1n < firstThrough)) {
+        firstThrough = position.tsRecv - 1n;
+      }
+    }
+    await this.writeUntilDone(first, firstThrough);
+    await this.writeUntilDone(second, through);
   }
 }

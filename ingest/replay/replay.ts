@@ -1,6 +1,6 @@
 import { setImmediate } from "node:timers/promises";
 import type { DbnDecodeError, DbnRecord } from "../dbn";
-import { DROP_REASONS, OpraEventReader, type DroppedReason } from "../opra/from-dbn";
+import { DROP_REASONS, OpraEventReader } from "../opra/from-dbn";
 import { OpraInstruments } from "../opra/instruments";
 import type { IngestDatabase } from "../pipeline/database";
 import { Ingestor, LANES, type IngestLog, type LaneName } from "../pipeline/ingestor";
@@ -11,6 +11,10 @@ export interface FeedReport {
   accepted: number;
   /** Events at or before the stored positions (already written by an earlier run). */
   skipped: number;
+  /**
+   * Records that gave no event, by reason (`OpraEventReader`'s, `out-of-range` and `implausible-time`
+   * each logged), and events the database refused for their data (`unstorable`, counted in `accepted` too).
+   */
   dropped: Record<string, number>;
   /** Lines of JSON-lines files that were not records (each logged, up to `MALFORMED_LOGGED`). */
   malformed: number;
@@ -48,18 +52,26 @@ export async function replayFiles(
 export function replayOutcome(report: FeedReport): { stored: boolean; summary: string } {
   const drops = Object.entries(report.dropped).filter(([, n]) => n > 0);
   const dropped = drops.reduce((n, [, count]) => n + count, 0);
-  const reasons = drops.map(([reason, n]) => `${reason} ${n}: ${DROP_REASONS[reason as DroppedReason] ?? reason}`).join("; ");
-  const stored = report.accepted > 0 || report.skipped > 0;
+  const reasons = drops.map(([reason, n]) => `${reason} ${n}: ${WHY_DROPPED[reason as keyof typeof WHY_DROPPED] ?? reason}`).join("; ");
+  const written = report.accepted - (report.dropped.unstorable ?? 0);
+  const stored = written > 0 || report.skipped > 0;
   const parts = [
-    stored ? `stored ${report.accepted} events (${report.skipped} already stored)` : `stored nothing of ${report.records} records`,
+    stored ? `stored ${written} events (${report.skipped} already stored)` : `stored nothing of ${report.records} records`,
     dropped > 0 ? `dropped ${dropped} records (${reasons})` : null,
     report.malformed > 0 ? `${report.malformed} malformed lines` : null,
   ];
   return { stored, summary: parts.filter((p) => p !== null).join("; ") };
 }
 
+/** Every reason a run's report gives for a dropped record: the reader's, and the lanes' own. */
+const WHY_DROPPED = { ...DROP_REASONS, unstorable: "the database refused it for its data (each logged)" } as const;
+
 /** Malformed lines logged one by one; past this many only counted (a wrong file would flood the log). */
 const MALFORMED_LOGGED = 100;
+
+/** Records dropped as out of range or at an implausible time logged one by one per reason; past this many one in `DROPS_LOGGED_EVERY`. */
+const DROPS_LOGGED = 100;
+const DROPS_LOGGED_EVERY = 10_000;
 
 /** Records read between two turns of the event loop: a minute's 1.4 M samples never hold the trades' writes for long. */
 const YIELD_EVERY = 2_048;
@@ -74,17 +86,33 @@ export interface FeedSource {
  * Runs a feed's records through the pipeline: read as OPRA events, written by an ingestor started
  * on the stored positions (`sources` is given it, to resume after them, and a signal that stops
  * every source once one has failed). At the end of the records everything is written; after an
- * abort, what was read.
+ * abort, what was read. `now`, the wall clock, is a live feed's: a record received far from it is
+ * dropped (`implausible-time`) and moves no lane's clock.
  */
 export async function consumeFeed(
   db: IngestDatabase,
   sources: (ingestor: Ingestor, signal: AbortSignal) => FeedSource[],
-  options: { feed: string; log: IngestLog; signal?: AbortSignal },
+  options: { feed: string; log: IngestLog; signal?: AbortSignal; now?: () => Date },
 ): Promise<FeedReport> {
   const started = performance.now();
   const ingestor = await Ingestor.start(db, { feed: options.feed, log: options.log });
   const indexes = await db.typedQuery(`select symbol from underlyings where asset_type = 'index'`);
-  const reader = new OpraEventReader(new OpraInstruments(new Set(indexes.rows.map((r) => r.symbol as string))));
+  const reader: OpraEventReader = new OpraEventReader(new OpraInstruments(new Set(indexes.rows.map((r) => r.symbol as string))), {
+    now: options.now,
+    onDropped: (reason, record, why) => {
+      const count = reader.dropped.get(reason) ?? 0;
+      if (count > DROPS_LOGGED && count % DROPS_LOGGED_EVERY !== 0) return;
+      options.log({
+        event: "ingest_dropped",
+        reason,
+        count,
+        record: record.kind,
+        instrumentId: record.instrumentId,
+        tsRecv: String(receiveTime(record)),
+        why,
+      });
+    },
+  });
   const failing = new AbortController();
   const stop = options.signal ? AbortSignal.any([options.signal, failing.signal]) : failing.signal;
   let count = 0;
@@ -120,19 +148,22 @@ export async function consumeFeed(
     records: count,
     accepted: ingestor.counts.accepted,
     skipped: ingestor.counts.skipped,
-    dropped: Object.fromEntries(reader.dropped),
+    dropped: {
+      ...Object.fromEntries(reader.dropped),
+      ...(ingestor.counts.unstorable > 0 ? { unstorable: ingestor.counts.unstorable } : {}),
+    },
     malformed: 0,
     seconds: (performance.now() - started) / 1000,
   };
 }
 
 /**
- * One record into the pipeline: its event, if it gives one; else (a heartbeat, a record that gives
- * no event) only its lanes' clock. A symbol mapping names an instrument and moves no clock: its time
- * is not a receive time of the feed. A promise while the ingestor is full.
+ * One record into the pipeline: its event, if it gives one; else (heartbeats, dropped records) only
+ * its lanes' clock, if its time may move it. A symbol mapping names an instrument and moves no clock:
+ * its time is not a receive time of the feed. A promise while the ingestor is full.
  */
 function ingest(reader: OpraEventReader, ingestor: Ingestor, record: DbnRecord, lanes: readonly LaneName[]): Promise<void> | undefined {
   const event = reader.read(record);
   if (event) return ingestor.accept(event, lanes);
-  if (record.kind !== "symbol-mapping") ingestor.tick(receiveTime(record), lanes);
+  if (record.kind !== "symbol-mapping" && reader.timely(record)) ingestor.tick(receiveTime(record), lanes);
 }

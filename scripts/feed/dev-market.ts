@@ -45,6 +45,8 @@ export async function startDevMarket(backend: SqlBackend, log: (line: string) =>
     apiKey,
     feed: OPRA_FEED,
     heartbeatIntervalS: 5,
+    // The feed's clock is the wall clock's but for the offset: a record is checked against it.
+    now: () => new Date(Date.now() + offsetMs),
     signal: stop.signal,
     log: (fields) => {
       if (String(fields.event).startsWith("feed_") && fields.event !== "feed_notice") log(`market feed: ${JSON.stringify(fields)}`);

@@ -73,4 +73,21 @@ describe("JSON-lines streams", () => {
     expect(reported.map((e) => e.offset)).toEqual([withBad.indexOf(bad), withBad.lastIndexOf("\n") + 1]);
     expect(reported[0]).toBeInstanceOf(DbnDecodeError);
   });
+
+  it("counts a line over the length limit as malformed without holding it, and decodes the lines after it", async () => {
+    // A valid record padded past a limit of 1,000 characters, cut across chunks: it is passed over to its newline.
+    const long = tcbbo().json.replace("{", `{${" ".repeat(1_000)}`);
+    const lines = [tcbbo().json, long, heartbeat().json, cbbo1m().json].join("\n") + "\n";
+    const bytes = new TextEncoder().encode(lines);
+    for (const cut of [10, lines.indexOf(long) + 500, lines.indexOf(long) + 1_200]) {
+      const reported: DbnDecodeError[] = [];
+      const decoder = new JsonLinesDecoder((error) => reported.push(error), 1_000);
+      const items = await collect(readDbnJsonLines(chunksOf(bytes, cut), decoder));
+      expect(items).toStrictEqual([tcbbo().record, heartbeat().record, cbbo1m().record]);
+      expect(decoder.malformed).toBe(1);
+      expect(reported.map((e) => [e.offset, e.message])).toEqual([
+        [lines.indexOf(long), `line longer than 1000 characters (at byte offset ${lines.indexOf(long)})`],
+      ]);
+    }
+  });
 });

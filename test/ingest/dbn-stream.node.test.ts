@@ -76,6 +76,23 @@ describe("streaming DBN decode", () => {
     );
   });
 
+  it("refuses a record length of 0, which would never move past the record", () => {
+    const bad = tcbbo().bytes.slice();
+    bad[0] = 0;
+    expect(() => new DbnDecoder().push(concatBytes(header, bad))).toThrow(
+      new DbnDecodeError("record length 0 is shorter than the 16-byte header", header.length),
+    );
+  });
+
+  it("refuses a known record shorter than its layout (a trade of 64 bytes, a v3 statistic of v2's 64)", () => {
+    const trade = tcbbo().bytes.slice(0, 64);
+    trade[0] = 16;
+    expect(() => new DbnDecoder().push(concatBytes(header, trade))).toThrow(/rtype 0xc2 is 64 bytes, its DBN v3 layout needs 80/);
+    const statistic = statisticV3().bytes.slice(0, 64);
+    statistic[0] = 16;
+    expect(() => new DbnDecoder().push(concatBytes(header, statistic))).toThrow(/rtype 0x18 is 64 bytes, its DBN v3 layout needs 80/);
+  });
+
   it("reads items as they complete rather than at the end", () => {
     const decoder = new DbnDecoder();
     expect(decoder.push(header)).toHaveLength(1);

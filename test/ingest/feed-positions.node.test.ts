@@ -1,7 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { DbnRecord } from "../../ingest/dbn";
 import { advancePositions, batchPositions, isPending, readPositions } from "../../ingest/pipeline/positions";
+import { consumeFeed } from "../../ingest/replay/replay";
 import { openBackend, type SqlBackend } from "../../scripts/sql-endpoint/sql-backend";
+import { ingestDatabase } from "../support/ingest-database";
+import { feedOf, nanos, OpraStream } from "./opra-stream";
 
 // The suite's engine: PostgreSQL when DATABASE_URL names one, else an embedded PGlite.
 let db: SqlBackend;
@@ -97,4 +101,45 @@ describe("resuming after a position", () => {
       ]),
     );
   });
+});
+
+describe("a live feed's positions", () => {
+  it("never pass the wall clock: a trade received days ahead of it is dropped, and the feed's next trades are still written", async () => {
+    const market = await ingestDatabase();
+    try {
+      await market.typedQuery(
+        `insert into market_state (id, version, as_of, session_date, risk_free_rate, source) values (1, 1, '2026-03-03T14:00:00Z', '2026-03-03', 0.04, 'seed')`,
+      );
+      const c = { root: "AAPL", expiration: "2026-03-20", strike: 100, side: "call" } as const;
+      const live = (records: DbnRecord[], now: string) =>
+        consumeFeed(market, () => [{ records: feedOf(records) }], {
+          feed: "databento-opra",
+          log: () => undefined,
+          now: () => new Date(now),
+        });
+      const stream = new OpraStream();
+      stream.define(c, "AAPL", "2026-03-03T11:00:00Z");
+      stream.trade(c, "2026-03-03T14:31:00Z", 1.05, 1, 1, 1.1);
+      // Received (and executed) three days on: stored, its receive time would become the position.
+      stream.trade(c, "2026-03-06T14:31:00Z", 1.05, 1, 1, 1.1);
+      const first = await live(stream.records, "2026-03-03T14:32:00Z");
+      expect((await readPositions(market.typedQuery, "databento-opra")).get("tcbbo")).toBe(nanos("2026-03-03T14:31:00.001Z"));
+      expect(first.dropped).toEqual({ "implausible-time": 1 });
+
+      // The feed after a reconnect: its next trade is past the position, so it is written.
+      const next = new OpraStream();
+      next.define(c, "AAPL", "2026-03-03T11:00:00Z");
+      next.trade(c, "2026-03-03T14:31:30Z", 1.1, 2, 1, 1.2);
+      const second = await live(next.records, "2026-03-03T14:32:30Z");
+      expect(second).toMatchObject({ accepted: 1, skipped: 1 });
+      const prints = await market.typedQuery(`select executed_at from flow_prints order by 1`);
+      expect(prints.rows.map((r) => new Date(r.executed_at as Date).toISOString())).toEqual([
+        "2026-03-03T14:31:00.000Z",
+        "2026-03-03T14:31:30.000Z",
+      ]);
+      expect((await readPositions(market.typedQuery, "databento-opra")).get("tcbbo")).toBe(nanos("2026-03-03T14:31:30.001Z"));
+    } finally {
+      await market.close();
+    }
+  }, 60_000);
 });

@@ -1,14 +1,19 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { MarketEvent } from "../../ingest/events";
+import type { DbnRecord } from "../../ingest/dbn";
+import type { FeedPosition, MarketEvent } from "../../ingest/events";
+import { isDataError } from "../../ingest/pipeline/data-errors";
+import type { IngestDatabase } from "../../ingest/pipeline/database";
 import { Ingestor, type IngestorOptions } from "../../ingest/pipeline/ingestor";
+import { Lane } from "../../ingest/pipeline/lane";
 import { readPositions } from "../../ingest/pipeline/positions";
+import { consumeFeed } from "../../ingest/replay/replay";
 import { rollSession } from "../../ingest/session/roll-session";
 import type { OccContract } from "../../src/domain/occ";
-import type { SqlBackend } from "../../scripts/sql-endpoint/sql-backend";
+import { DatabaseUnavailableError, type SqlBackend } from "../../scripts/sql-endpoint/sql-backend";
 import { bsm } from "../../src/analytics/black-scholes";
 import { yearsToExpiry } from "../../src/domain/market-clock";
 import { ingestDatabase } from "../support/ingest-database";
-import { nanos, OpraStream } from "./opra-stream";
+import { feedOf, nanos, OpraStream } from "./opra-stream";
 
 const FEED = "databento-opra";
 const contract = (strike: number, side: "call" | "put"): OccContract => ({ root: "AAPL", expiration: "2026-03-20", strike, side });
@@ -225,5 +230,165 @@ describe("the ingestor", () => {
     expect(rows[0]!.iv_source).toBe("trade");
     // The cent's rounding moves the IV by under 0.001; a yield of 0 would move it by about 0.01.
     expect(Math.abs(Number(rows[0]!.iv) - SIGMA)).toBeLessThan(0.002);
+  });
+});
+
+describe("records out of bounds, through the feed's reader", () => {
+  /** The records as one stream through `consumeFeed`; `now` makes it a live feed's. */
+  const feed = (records: DbnRecord[], now?: () => Date) =>
+    consumeFeed(db, () => [{ records: feedOf(records) }], { feed: FEED, log: () => undefined, now });
+
+  it("live, drops open interest received days ahead of the wall clock: no later session is staged and switched in over today's", async () => {
+    const stream = new OpraStream();
+    const [call, put] = [contract(100, "call"), contract(100, "put")];
+    stream.define(call, "AAPL", "2026-03-03T11:00:00Z");
+    stream.define(put, "AAPL", "2026-03-03T11:00:00Z");
+    stream.openInterest(call, "2026-03-03T11:30:00Z", 100);
+    stream.openInterest(put, "2026-03-03T11:30:00Z", 200);
+    // One statistic stamped three days on (Friday's session): switched in, it would set every contract it does not name to 0.
+    stream.rawOpenInterest(call, "2026-03-06T11:30:01Z", 999);
+    const report = await feed(stream.records, () => new Date("2026-03-03T11:45:00Z"));
+    expect((await table()).quotes.map((q) => q.open_interest)).toEqual([100, 200]);
+    const state = await db.typedQuery(`select open_interest_date::text as d from market_state`);
+    expect(state.rows[0]!.d).toBe("2026-03-03");
+    expect((await db.typedQuery(`select count(*)::int as n from open_interest_staged`)).rows[0]!.n).toBe(0);
+    expect(report.dropped).toEqual({ "implausible-time": 1 });
+  });
+});
+
+/** Fails with `error` after `ms` (a lane that never gives up would otherwise hold the test until its timeout). */
+const within = <T>(work: Promise<T>, ms: number, error: string) =>
+  Promise.race([work, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(error)), ms))]);
+
+describe("writes the database refuses for their data", () => {
+  it("tell a data error (SQLSTATE class 22 or 23, a value COPY cannot encode) from the database being away", () => {
+    const sql = (code: string) => Object.assign(new Error(code), { code });
+    for (const code of ["22003", "22021", "22P02", "23505", "23503"]) expect(isDataError(sql(code)), code).toBe(true);
+    for (const code of ["57P01", "40P01", "40001", "53300", "08006", "42P01", "ECONNREFUSED"])
+      expect(isDataError(sql(code)), code).toBe(false);
+    expect(isDataError(new RangeError('The value of "value" is out of range.'))).toBe(true);
+    expect(isDataError(new TypeError("COPY executed_at: not a timestamp: x"))).toBe(true);
+    expect(isDataError(new TypeError("Cannot read properties of undefined"))).toBe(false);
+    expect(isDataError(new DatabaseUnavailableError("query", sql("57P01")))).toBe(false);
+    expect(isDataError(new Error("connection lost"))).toBe(false);
+  });
+
+  it("a lane writes a refused batch in halves down to the events refused alone, skips those, and stops no position inside a receive time", async () => {
+    type E = { position: FeedPosition; bad?: boolean };
+    const at = (tsRecv: bigint, bad = false): E => ({ position: { schema: "tcbbo", tsRecv }, bad });
+    const writes: { batch: bigint[]; through: bigint | undefined; ok: boolean }[] = [];
+    const refused: bigint[] = [];
+    const lane = new Lane<E>(
+      "trades",
+      async (batch, through) => {
+        const ok = !batch.some((e) => e.bad);
+        writes.push({ batch: batch.map((e) => e.position.tsRecv), through, ok });
+        if (!ok) throw Object.assign(new Error("integer out of range"), { code: "22003" });
+      },
+      {
+        maxBatch: 100,
+        retryMs: 1,
+        maxRetryMs: 1,
+        onWritten: () => undefined,
+        onFailed: () => undefined,
+        onRefused: (_lane, event) => refused.push(event.position.tsRecv),
+      },
+    );
+    // Receive time 2 holds three events, the middle one bad; 5 is bad alone.
+    for (const e of [at(1n), at(2n), at(2n, true), at(2n), at(3n), at(5n, true)]) lane.push(e);
+    lane.pump(10n, false, () => undefined, true);
+    await within(lane.busy!, 5_000, "the lane retried a refused batch");
+    expect(refused).toEqual([2n, 5n]);
+    // Halves of halves: the parts written before receive time 2's last part stop their positions at 1.
+    expect(writes.filter((w) => w.ok)).toEqual([
+      { batch: [1n], through: 1n, ok: true },
+      { batch: [2n], through: 1n, ok: true },
+      { batch: [2n], through: undefined, ok: true },
+      { batch: [3n], through: undefined, ok: true },
+    ]);
+    expect(writes.filter((w) => !w.ok).map((w) => w.batch)).toEqual([
+      [1n, 2n, 2n, 2n, 3n, 5n],
+      [1n, 2n, 2n],
+      [2n, 2n],
+      [2n],
+      [2n, 3n, 5n],
+      [3n, 5n],
+      [5n],
+    ]);
+  });
+
+  it("a trade whose running volume passes an int4 is skipped, counted and logged; the rest of its batch is stored and the lane goes on", async () => {
+    const stream = new OpraStream();
+    const [call, put] = [contract(100, "call"), contract(100, "put")];
+    stream.define(call, "AAPL", "2026-03-03T11:00:00Z");
+    stream.define(put, "AAPL", "2026-03-03T11:00:00Z");
+    stream.trade(call, "2026-03-03T14:31:00Z", 1.05, 1_500_000_000, 1, 1.1);
+    // Each size fits flow_prints.size; the session's volume after this one (2.5 billion) fits no int4.
+    stream.trade(call, "2026-03-03T14:31:01Z", 1.05, 1_000_000_000, 1, 1.1);
+    stream.trade(put, "2026-03-03T14:31:02Z", 2.05, 5, 2, 2.1);
+    stream.trade(call, "2026-03-03T14:31:03Z", 1.06, 10, 1, 1.1);
+    const logged: Record<string, unknown>[] = [];
+    const report = await within(
+      consumeFeed(db, () => [{ records: feedOf(stream.records) }], { feed: FEED, log: (f) => logged.push(f) }),
+      20_000,
+      "the trades lane retried a batch the database refused",
+    );
+    const { prints, quotes } = await table();
+    expect(prints.map((p) => [p.size, p.volume])).toEqual([
+      [1_500_000_000, 1_500_000_000],
+      [5, 5],
+      [10, 1_500_000_010],
+    ]);
+    expect(quotes.map((q) => q.volume)).toEqual([1_500_000_010, 5]);
+    expect(report.dropped).toEqual({ unstorable: 1 });
+    expect(logged.filter((l) => l.event === "ingest_dropped")).toMatchObject([
+      {
+        reason: "unstorable",
+        lane: "trades",
+        schema: "tcbbo",
+        optionSymbol: "AAPL260320C00100000",
+        tsRecv: String(nanos("2026-03-03T14:31:01.001Z")),
+      },
+    ]);
+  });
+
+  it("open interest the database refuses (an int4's past, given past the reader) is skipped; the day's other figures are switched in", async () => {
+    const stream = new OpraStream();
+    const [call, put] = [contract(100, "call"), contract(100, "put")];
+    const ingestor = await Ingestor.start(db, { feed: FEED, log: () => undefined });
+    await ingestor.accept(stream.define(call, "AAPL", "2026-03-03T11:00:00Z"));
+    await ingestor.accept(stream.define(put, "AAPL", "2026-03-03T11:00:00Z"));
+    await ingestor.accept({ ...stream.openInterest(call, "2026-03-03T11:30:00Z", 1), openInterest: 2 ** 31 });
+    await ingestor.accept(stream.openInterest(put, "2026-03-03T11:30:01Z", 300));
+    await within(ingestor.drain({ endOfFeed: true }), 20_000, "the contracts lane retried a batch the database refused");
+    expect(ingestor.counts.unstorable).toBe(1);
+    expect((await table()).quotes.map((q) => q.open_interest)).toEqual([0, 300]);
+  });
+
+  it("a write that fails for the database, not its data, is retried with the same events: nothing is dropped", async () => {
+    let failures = 2;
+    const away: IngestDatabase = {
+      typedQuery: (text, params) => db.typedQuery(text, params),
+      typedTransaction: (body) =>
+        db.typedTransaction((query, copy) =>
+          body(async (text, params) => {
+            if (text.includes("insert into flow_prints") && failures-- > 0) {
+              throw Object.assign(new Error("terminating connection due to administrator command"), { code: "57P01" });
+            }
+            return query(text, params);
+          }, copy),
+        ),
+    };
+    const stream = new OpraStream();
+    const c = contract(100, "call");
+    const log: Record<string, unknown>[] = [];
+    const ingestor = await Ingestor.start(away, { feed: FEED, log: (f) => log.push(f), lane: { retryMs: 10, maxRetryMs: 20 } });
+    await ingestor.accept(stream.define(c, "AAPL", "2026-03-03T11:00:00Z"));
+    for (let i = 0; i < 3; i++)
+      await ingestor.accept(stream.trade(c, new Date(Date.parse("2026-03-03T14:31:00Z") + i * 1000), 1.05, 1, 1, 1.1));
+    await ingestor.drain({ endOfFeed: true });
+    expect(log.filter((l) => l.event === "ingest_write_failed")).toHaveLength(2);
+    expect(ingestor.counts.unstorable).toBe(0);
+    expect((await table()).prints).toHaveLength(3);
   });
 });

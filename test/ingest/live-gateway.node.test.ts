@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { SYSTEM_CODE, type DbnRecord } from "../../ingest/dbn";
 import { LiveRefusedError, type LiveOptions } from "../../ingest/live/live-client";
-import { LIVE_SCHEMAS, MAX_RECEIVE_DELAY_NS } from "../../ingest/live/protocol";
+import { LIVE_SCHEMAS } from "../../ingest/live/protocol";
+import { TRADE_EXECUTED_BEFORE_NS as MAX_RECEIVE_DELAY_NS } from "../../ingest/opra/from-dbn";
 import { receiveTime } from "../../ingest/replay/feed-files";
 import { followLive } from "../../ingest/live/follow-live";
 import type { LocalGateway } from "../../scripts/feed/local-gateway";
@@ -179,7 +180,8 @@ describe("the live gateway protocol", () => {
           log: (f) => log.push(f),
           signal,
           backoff: { min: 20, max: 100 },
-          now: () => new Date("2026-03-02T12:00:00Z"),
+          // The wall clock: after the session's records (a record received 5 min ahead of it is refused).
+          now: () => new Date("2026-03-02T14:35:00Z"),
         });
       const prints = async () => Number((await db.typedQuery(`select count(*)::int as n from flow_prints`)).rows[0]!.n);
       const until = async (done: () => Promise<boolean>) => {

@@ -74,7 +74,7 @@ describe("intraday replay, as the vendor selects it", () => {
     const { records: live, log } = client();
     expect(await take(live, records.length)).toEqual(records);
     expect(gateway!.sessions).toHaveLength(2);
-    // The replay asked from before the group's event times (its receive time − 60 s), and passed over what it had delivered.
+    // The replay asked from before the group's event times (its receive time − 5 min), and passed over what it had delivered.
     void live.next();
     await until(() => log.some((l) => l.event === "feed_replay_overlap"));
     expect(log).toContainEqual({ event: "feed_replay_overlap", records: 2 });
@@ -284,7 +284,7 @@ describe("a real tape through the live path, cut at every record boundary", () =
       log: (f) => log.push(f),
       signal: abort.signal,
       backoff: { min: 1, max: 2 },
-      now: () => new Date("2016-06-01T12:00:00Z"),
+      now: () => new Date("2016-06-01T21:00:00Z"),
     });
     const count = async () => Number((await db.typedQuery(`select count(*)::int as n from flow_prints`)).rows[0]!.n);
     await until(async () => (await count()) >= tape.records.length && (!cut || sent.size === tape.records.length), 120_000);

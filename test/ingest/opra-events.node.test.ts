@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { readDbn, type Cmbp1Record, type DbnRecord, type DefinitionRecord, type StatisticRecord } from "../../ingest/dbn";
-import { OpraEventReader, printSequence } from "../../ingest/opra/from-dbn";
+import { readDbn, type CbboRecord, type Cmbp1Record, type DbnRecord, type DefinitionRecord, type StatisticRecord } from "../../ingest/dbn";
+import { OpraEventReader, printSequence, type OpraReaderOptions } from "../../ingest/opra/from-dbn";
 import { OpraInstruments } from "../../ingest/opra/instruments";
-import { cbbo1m, definitionV3, metadataHeader, statisticV3, symbolMapping, tcbbo, TS_EVENT, TS_RECV } from "./dbn-fixtures";
+import { cbbo1m, definitionV3, heartbeat, metadataHeader, statisticV3, symbolMapping, tcbbo, TS_EVENT, TS_RECV } from "./dbn-fixtures";
 
 const AAPL_CALL = { optionSymbol: "AAPL250117C00150000", underlying: "AAPL", isIndex: false, settlement: "pm" };
 
@@ -14,12 +14,16 @@ async function decoded(...records: Uint8Array[]): Promise<DbnRecord[]> {
   return out;
 }
 
-function reader(indexes: string[] = ["SPX"]) {
-  return new OpraEventReader(new OpraInstruments(new Set(indexes)));
+function reader(indexes: string[] = ["SPX"], options?: OpraReaderOptions) {
+  return new OpraEventReader(new OpraInstruments(new Set(indexes)), options);
 }
 
 const definition = (over: Partial<DefinitionRecord>): DefinitionRecord => ({ ...definitionV3().record, ...over });
 const trade = (over: Partial<Cmbp1Record>): Cmbp1Record => ({ ...tcbbo().record, ...over });
+const sample = (over: Partial<CbboRecord>): CbboRecord => ({ ...cbbo1m().record, ...over });
+const statistic = (over: Partial<StatisticRecord>): StatisticRecord => ({ ...statisticV3().record, ...over });
+const MINUTE = 60_000_000_000n;
+const HOUR = 60n * MINUTE;
 
 describe("OPRA records as market events", () => {
   it("lists a contract from its definition and reads its trade, minute quote and open interest", async () => {
@@ -96,7 +100,7 @@ describe("OPRA records as market events", () => {
     expect(events.read(trade({ price: null }))).toBeNull();
     expect(events.read(trade({ tsRecv: TS_EVENT + (1n << 47n) }))).toBeNull();
     expect(events.read(trade({ instrumentId: 42 }))).toBeNull();
-    expect(Object.fromEntries(events.dropped)).toEqual({ "not-a-trade": 1, malformed: 3, "unknown-instrument": 1 });
+    expect(Object.fromEntries(events.dropped)).toEqual({ "not-a-trade": 1, malformed: 2, "implausible-time": 1, "unknown-instrument": 1 });
   });
 
   it("keeps an absent side of the NBBO null and a zero bid zero", () => {
@@ -121,6 +125,94 @@ describe("OPRA records as market events", () => {
     expect(events.dropped.size).toBe(0);
     expect(stat({ quantity: null })).toBeNull();
     expect(events.dropped.get("malformed")).toBe(1);
+  });
+});
+
+describe("records no column or clock can take", () => {
+  /** A reader that knows the fixtures' contract, and what it was told of each record dropped. */
+  function bounded(options: OpraReaderOptions = {}) {
+    const told: [string, string][] = [];
+    const events = reader(["SPX"], { ...options, onDropped: (reason, _record, why) => told.push([reason, why]) });
+    events.read(definition({}));
+    return { events, told };
+  }
+
+  it("drops a trade whose size or venue no column holds (flow_prints: size int4, exchange_id int2)", () => {
+    const { events, told } = bounded();
+    expect(events.read(trade({ size: 2 ** 31 - 1 }))).toMatchObject({ kind: "trade", size: 2 ** 31 - 1 });
+    expect(events.read(trade({ tsRecv: TS_RECV + 1n, size: 2 ** 31 }))).toBeNull();
+    expect(events.read(trade({ tsRecv: TS_RECV + 2n, size: 1.5 }))).toBeNull();
+    expect(events.read(trade({ tsRecv: TS_RECV + 3n, publisherId: 32_767 }))).toMatchObject({ kind: "trade", exchangeId: 32_767 });
+    expect(events.read(trade({ tsRecv: TS_RECV + 4n, publisherId: 32_768 }))).toBeNull();
+    expect(Object.fromEntries(events.dropped)).toEqual({ "out-of-range": 3 });
+    expect(told.map(([, why]) => why)).toEqual([
+      "size 2147483648 (flow_prints.size is an int4)",
+      "size 1.5 (flow_prints.size is an int4)",
+      "publisher_id 32768 (flow_prints.exchange_id is an int2)",
+    ]);
+  });
+
+  it("drops open interest over an int4, and any record received past what a feed position (an int8) holds", () => {
+    const { events } = bounded();
+    expect(events.read(statistic({ quantity: 2 ** 31 - 1 }))).toMatchObject({ openInterest: 2 ** 31 - 1 });
+    expect(events.read(statistic({ quantity: 2 ** 31 }))).toBeNull();
+    const late = 1n << 63n;
+    expect(events.read(trade({ tsEvent: late - 1_000_000n, tsRecv: late }))).toBeNull();
+    expect(events.read(sample({ tsEvent: late, tsRecv: late }))).toBeNull();
+    expect(events.read(definition({ tsRecv: late }))).toBeNull();
+    expect(events.read(trade({ tsRecv: -1n, tsEvent: -1n }))).toBeNull();
+    expect(events.dropped.get("out-of-range")).toBe(5);
+  });
+
+  it("drops a definition whose text PostgreSQL cannot hold (U+0000, which JSON lines can carry), learning nothing from it", () => {
+    const { events } = bounded();
+    expect(events.read(definition({ instrumentId: 3, underlying: "AA\u0000PL" }))).toBeNull();
+    expect(events.read(trade({ instrumentId: 3 }))).toBeNull();
+    expect(Object.fromEntries(events.dropped)).toEqual({ "out-of-range": 1, "unknown-instrument": 1 });
+  });
+
+  it("drops a trade executed more than 5 min before or 1 min after its receipt (one stamped 15 h ahead would open the next session)", () => {
+    const { events, told } = bounded();
+    const at = (offset: bigint, i: bigint) => trade({ tsEvent: TS_RECV + offset, tsRecv: TS_RECV + i });
+    expect(events.read(at(15n * HOUR, 0n))).toBeNull();
+    expect(events.read(at(-6n * MINUTE, 1n))).toBeNull();
+    expect(events.read(at(2n * MINUTE, 2n))).toBeNull();
+    expect(events.read(at(-4n * MINUTE, 3n))).toMatchObject({ kind: "trade" });
+    expect(events.read(at(MINUTE - 1n, 4n))).toMatchObject({ kind: "trade" });
+    expect(Object.fromEntries(events.dropped)).toEqual({ "implausible-time": 3 });
+    expect(told[0]).toEqual([
+      "implausible-time",
+      "executed 2025-01-11T05:30:00.123Z, received 2025-01-10T14:30:00.123Z (at most 5 min before, 1 min after)",
+    ]);
+  });
+
+  it("drops a minute sample whose last trade is after its minute, and keeps one whose last trade is hours before or undefined", () => {
+    const { events } = bounded();
+    expect(events.read(sample({ tsEvent: TS_RECV + 2n * MINUTE }))).toBeNull();
+    expect(events.read(sample({ tsEvent: TS_RECV - 6n * HOUR }))).toMatchObject({ kind: "quote" });
+    expect(events.read(sample({ tsEvent: 0xffff_ffff_ffff_ffffn }))).toMatchObject({ kind: "quote" });
+    expect(Object.fromEntries(events.dropped)).toEqual({ "implausible-time": 1 });
+  });
+
+  it("live, drops records received more than 5 min ahead of the wall clock or 25 h behind it, and no heartbeat so stamped moves a clock", () => {
+    const wall = new Date(Number(TS_RECV / 1_000_000n));
+    const { events } = bounded({ now: () => wall });
+    expect(events.read(trade({ tsEvent: TS_RECV + 4n * MINUTE, tsRecv: TS_RECV + 4n * MINUTE }))).toMatchObject({ kind: "trade" });
+    expect(events.read(trade({ tsEvent: TS_RECV + 6n * MINUTE, tsRecv: TS_RECV + 6n * MINUTE }))).toBeNull();
+    expect(events.read(sample({ tsEvent: TS_RECV + 3n * HOUR, tsRecv: TS_RECV + 3n * HOUR }))).toBeNull();
+    // Published three days on: it would be staged for a session after today's and switched in over it.
+    expect(events.read(statistic({ tsRecv: TS_RECV + 72n * HOUR }))).toBeNull();
+    expect(events.read(definition({ instrumentId: 4, tsRecv: TS_RECV - 26n * HOUR }))).toBeNull();
+    expect(events.read(statistic({ tsRecv: TS_RECV - 24n * HOUR }))).toMatchObject({ kind: "open-interest" });
+    const beat = (at: bigint) => ({ ...heartbeat().record, tsEvent: at });
+    expect(events.read(beat(TS_RECV + HOUR))).toBeNull();
+    expect(events.timely(beat(TS_RECV + HOUR))).toBe(false);
+    expect(events.timely(beat(TS_RECV + MINUTE))).toBe(true);
+    expect(Object.fromEntries(events.dropped)).toEqual({ "implausible-time": 5 });
+    // A replay has no wall clock: the same records are the file's.
+    const replay = bounded();
+    expect(replay.events.read(statistic({ tsRecv: TS_RECV + 72n * HOUR }))).toMatchObject({ kind: "open-interest" });
+    expect(replay.events.timely(beat(TS_RECV + HOUR))).toBe(true);
   });
 });
 

@@ -1,12 +1,17 @@
-import type { CbboRecord, Cmbp1Record, DbnRecord, DefinitionRecord, StatisticRecord } from "../../ingest/dbn";
+import type { CbboRecord, Cmbp1Record, DbnRecord, DefinitionRecord, StatisticRecord, SymbolMappingRecord } from "../../ingest/dbn";
 import type { MarketEvent } from "../../ingest/events";
 import { OpraEventReader } from "../../ingest/opra/from-dbn";
 import { OpraInstruments } from "../../ingest/opra/instruments";
 import { formatOcc, formatOsi, type OccContract } from "../../src/domain/occ";
-import { cbbo1m, definitionV3, statisticV3, tcbbo } from "./dbn-fixtures";
+import { cbbo1m, definitionV3, statisticV3, symbolMapping, tcbbo } from "./dbn-fixtures";
 
 /** Nanoseconds since the epoch of an instant. */
 export const nanos = (at: string | Date | number): bigint => BigInt(new Date(at).getTime()) * 1_000_000n;
+
+/** Records as one source of a feed (`consumeFeed`'s). */
+export async function* feedOf(records: readonly DbnRecord[]): AsyncGenerator<DbnRecord, void, undefined> {
+  yield* records;
+}
 
 /**
  * OPRA records of made-up contracts, built from the hand-written fixtures' records and read by the
@@ -58,6 +63,34 @@ export class OpraStream {
       securityUpdateAction: action,
     };
     return this.event<Extract<MarketEvent, { kind: "listed" | "delisted" }>>(record);
+  }
+
+  /** A live session's symbol mapping of the contract, received at `at`: its id is learnt without a definition (nothing is written). */
+  map(c: OccContract, at: string | Date | number): void {
+    const symbol = formatOcc(c);
+    if (!this.ids.has(symbol)) this.ids.set(symbol, 1_000 + this.ids.size);
+    const record: SymbolMappingRecord = {
+      ...symbolMapping().record,
+      instrumentId: this.ids.get(symbol)!,
+      tsEvent: nanos(at),
+      stypeOutSymbol: formatOsi(c),
+    };
+    this.records.push(record);
+    this.reader.read(record);
+  }
+
+  /** A tcbbo trade record of the contract as given (times, size, venue…), not read: one the reader may refuse. */
+  rawTrade(c: OccContract, over: Partial<Cmbp1Record>): Cmbp1Record {
+    const record: Cmbp1Record = { ...tcbbo().record, instrumentId: this.id(c), ...over };
+    this.records.push(record);
+    return record;
+  }
+
+  /** An open-interest statistic of the contract received at `at`, not read: one the reader may refuse. */
+  rawOpenInterest(c: OccContract, at: string | Date, quantity: number): StatisticRecord {
+    const record: StatisticRecord = { ...statisticV3().record, instrumentId: this.id(c), tsRecv: nanos(at), quantity };
+    this.records.push(record);
+    return record;
   }
 
   /** A cbbo-1m sample at `at` (the minute's end): bid, ask and the session's last trade price. */

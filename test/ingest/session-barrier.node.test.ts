@@ -2,13 +2,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { MarketEvent } from "../../ingest/events";
 import type { IngestDatabase } from "../../ingest/pipeline/database";
 import { Ingestor } from "../../ingest/pipeline/ingestor";
+import { consumeFeed } from "../../ingest/replay/replay";
 import { markSql } from "../../ingest/quotes/mark";
 import { isRolled } from "../../ingest/session/roll-session";
 import { seedMarket } from "../../scripts/generator/seed-market";
 import type { SqlBackend } from "../../scripts/sql-endpoint/sql-backend";
 import type { OccContract } from "../../src/domain/occ";
 import { ingestDatabase } from "../support/ingest-database";
-import { OpraStream } from "./opra-stream";
+import { feedOf, nanos, OpraStream } from "./opra-stream";
 
 /** Thursday 2026-07-02, before the Independence Day holiday and a weekend: the next session is Monday 07-06. */
 const SESSION = "2026-07-02";
@@ -172,5 +173,20 @@ describe("a feed that reaches the next session before the stored one was rolled 
       ).toEqual(["2026-07-09", "2026-07-13"]);
       expect(sessions.rows[1]!.n, table).toBeGreaterThan(0);
     }
+  }, 120_000);
+
+  it("never rolls today's session at 10:00 for a trade stamped 15 h after its receipt: the feed's reader drops the trade", async () => {
+    const stream = new OpraStream();
+    // Monday 07-13 is the stored session, open; the feed goes on at 10:00 ET.
+    stream.map(contract, "2026-07-13T13:59:00Z");
+    stream.quote(contract, "2026-07-13T14:00:00Z", 3.4, 3.6, 3.5);
+    // Received at 10:00:30, stamped 01:00:30 on the Tuesday: taken at its word, Tuesday's session would begin.
+    stream.rawTrade(contract, { tsRecv: nanos("2026-07-13T14:00:30Z"), tsEvent: nanos("2026-07-14T05:00:30Z"), price: 3.5, size: 9 });
+    stream.trade(contract, "2026-07-13T14:01:00Z", 3.55, 2, 3.5, 3.6);
+    const report = await consumeFeed(db, () => [{ records: feedOf(stream.records) }], { feed: FEED, log: (f) => logged.push(f) });
+    expect(await isRolled(db.typedQuery, "2026-07-13")).toBe(false);
+    // The session goes on: the Monday's trade of 6 and this one.
+    expect((await quote()).volume).toBe(6 + 2);
+    expect(report.dropped).toEqual({ "implausible-time": 1 });
   }, 120_000);
 });

@@ -1,11 +1,14 @@
 import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { consumeFeed } from "../../ingest/replay/replay";
 import { dueSession } from "../../ingest/session/follow-sessions";
 import { isRolled, rollSession } from "../../ingest/session/roll-session";
 import { seedMarket } from "../../scripts/generator/seed-market";
 import type { SqlBackend } from "../../scripts/sql-endpoint/sql-backend";
 import { previousSessions } from "../../src/domain/calendar";
+import type { OccContract } from "../../src/domain/occ";
 import { ingestDatabase } from "../support/ingest-database";
+import { feedOf, nanos, OpraStream } from "./opra-stream";
 
 /** The tables a roll writes, each with its key (the digest's order). */
 const ROLLED: Record<string, string> = {
@@ -77,6 +80,24 @@ describe("the session roll, after a regular close before a holiday and a weekend
     expect(await dueSession(db, new Date("2026-07-03T14:00:00Z"))).toBe(SESSION);
     await restore(db);
   });
+
+  it("is not held back past 16:30 by a trade stamped hours after its receipt: the feed's reader drops it", async () => {
+    await db.typedQuery(`update market_state set as_of = '2026-07-02T20:14:00Z'`);
+    const { rows } = await db.typedQuery(
+      `select root, expiration::text as expiration, strike, side from option_quotes where expiration > $1 order by option_symbol limit 1`,
+      [SESSION],
+    );
+    const c = rows[0] as unknown as OccContract;
+    const stream = new OpraStream();
+    stream.map(c, "2026-07-02T14:59:00Z");
+    stream.trade(c, "2026-07-02T15:00:00Z", 1.05, 1, 1, 1.1);
+    // Received at 11:00:30 ET, stamped 17:00:30: written, it would be the market's newest data, later than the roll's 16:30.
+    stream.rawTrade(c, { tsRecv: nanos("2026-07-02T15:00:30Z"), tsEvent: nanos("2026-07-02T21:00:30Z"), price: 1.1, size: 1 });
+    const report = await consumeFeed(db, () => [{ records: feedOf(stream.records) }], { feed: "databento-opra", log: () => undefined });
+    expect(await dueSession(db, new Date("2026-07-02T20:30:00Z"))).toBe(SESSION);
+    expect(report).toMatchObject({ accepted: 1, dropped: { "implausible-time": 1 } });
+    await restore(db);
+  }, 60_000);
 
   it("appends the session to the history, retires what expired, and writes the baselines of the next session (Monday 07-06)", async () => {
     const listed = await db.typedQuery(
