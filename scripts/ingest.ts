@@ -1,14 +1,10 @@
 import { parseArgs } from "node:util";
-import { followLive } from "../ingest/live/follow-live";
 import { LiveRefusedError } from "../ingest/live/live-client";
 import { API_KEY_LENGTH, OPRA_FEED } from "../ingest/live/protocol";
 import { watchLoopHealth } from "../ingest/pipeline/loop-health";
 import { fundamentalsFromEnv } from "../ingest/fundamentals/provider-from-env";
-import { followFundamentals } from "../ingest/fundamentals/refresh-fundamentals";
-import { followScreener, refreshMovedPartitions } from "../ingest/screener/follow-screener";
-import { followSessionRolls } from "../ingest/session/follow-sessions";
-import type { FeedReport } from "../ingest/replay/replay";
-import { replayFiles, replayOutcome } from "../ingest/replay/replay";
+import { replayOutcome } from "../ingest/replay/replay";
+import { runIngestor, type FeedSpec } from "../ingest/run-ingestor";
 import { openMarketBackend } from "./lib/market-backend";
 
 const DEFAULT_GATEWAY = "opra-pillar.lsg.databento.com:13000";
@@ -89,30 +85,12 @@ async function main(): Promise<number> {
   const log = (fields: Record<string, unknown>) => console.log(JSON.stringify({ at: new Date().toISOString(), ...fields }));
   const unwatch = watchLoopHealth(log);
   try {
-    // The derived data follows what the lanes commit, beside them (connections of their own on PostgreSQL):
-    // the screener's partitions, each live session's roll at 16:30 (a replay's sessions are rolled as the
-    // feed passes from one to the next: the session barrier), and the day's calendars and fundamentals.
-    const derived = new AbortController();
-    const following = Promise.all([
-      followScreener(backend, { log, signal: derived.signal }),
-      run.kind === "live" && followSessionRolls(backend, { log, signal: derived.signal }),
-      vendor && followFundamentals(backend, vendor.provider, { log, signal: derived.signal, callsPerMinute: vendor.callsPerMinute }),
-    ]);
-    let report: FeedReport;
-    try {
-      if (run.kind === "replay")
-        report = await replayFiles(backend, run.files, { feed: OPRA_FEED, speed: run.speed, log, signal: stop.signal });
-      else report = await followLive(backend, { ...run, feed: OPRA_FEED, log, signal: stop.signal });
-    } finally {
-      derived.abort();
-      await following;
-    }
+    const feed: FeedSpec = { ...run, feed: OPRA_FEED };
+    const report = await runIngestor(backend, feed, { log, signal: stop.signal, fundamentals: vendor ?? undefined });
     if (run.kind === "live") {
       log({ event: "ingest_stopped", ...report });
       return 0;
     }
-    // A replay read to its end leaves the screener current.
-    if (!stop.signal.aborted) await refreshMovedPartitions(backend, log);
     const outcome = replayOutcome(report);
     log({ event: "ingest_replayed", ...report, outcome: outcome.summary });
     if (!outcome.stored && !stop.signal.aborted) {

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { LiveRefusedError } from "../../ingest/live/live-client";
-import { followLive } from "../../ingest/live/follow-live";
+import { runIngestor } from "../../ingest/run-ingestor";
 import { OPRA_FEED } from "../../ingest/live/protocol";
 import { receiveTime } from "../../ingest/replay/feed-files";
 import type { SqlBackend } from "../sql-endpoint/sql-backend";
@@ -13,7 +13,7 @@ const DEMO_TRADES_PER_SECOND = 5;
 /**
  * The moving market of `npm run dev`: the seeded market's session streamed live by a local
  * gateway (the vendor's protocol) and written by the real ingestor in this process (PGlite has
- * one owner). The session is laid on the wall clock whatever the hour — a minute sample at each
+ * one owner), assembled as `npm run ingest` assembles it: the screener follows the minute too. The session is laid on the wall clock whatever the hour — a minute sample at each
  * wall-clock minute, trades as they come — and starts after the newest stored quote and print, so
  * when the seed's session is later than now (a seed made before the close) the feed runs that far ahead
  * (docs/decisions.md).
@@ -39,20 +39,28 @@ export async function startDevMarket(backend: SqlBackend, log: (line: string) =>
     now: nowNs,
   });
   const stop = new AbortController();
-  const following = followLive(backend, {
-    host: "127.0.0.1",
-    port: gateway.port,
-    apiKey,
-    feed: OPRA_FEED,
-    heartbeatIntervalS: 5,
-    // The feed's clock is the wall clock's but for the offset: a record is checked against it.
-    now: () => new Date(Date.now() + offsetMs),
-    signal: stop.signal,
-    log: (fields) => {
-      if (String(fields.event).startsWith("feed_") && fields.event !== "feed_notice") log(`market feed: ${JSON.stringify(fields)}`);
-      if (fields.event === "ingest_write_failed") log(`market feed: a write failed, retrying (${String(fields.error)})`);
+  // The same assembly as `npm run ingest`: the screener and the session roll follow the minute too.
+  const following = runIngestor(
+    backend,
+    {
+      kind: "live",
+      host: "127.0.0.1",
+      port: gateway.port,
+      apiKey,
+      feed: OPRA_FEED,
+      heartbeatIntervalS: 5,
+      // The feed's clock is the wall clock's but for the offset: a record is checked against it.
+      now: () => new Date(Date.now() + offsetMs),
     },
-  }).catch((error: unknown) => {
+    {
+      signal: stop.signal,
+      log: (fields) => {
+        if (String(fields.event).startsWith("feed_") && fields.event !== "feed_notice") log(`market feed: ${JSON.stringify(fields)}`);
+        if (fields.event === "ingest_write_failed") log(`market feed: a write failed, retrying (${String(fields.error)})`);
+        if (fields.event === "screener_refresh_failed") log(`market feed: a screener rebuild failed, retrying (${String(fields.error)})`);
+      },
+    },
+  ).catch((error: unknown) => {
     if (!stop.signal.aborted) log(`market feed stopped: ${error instanceof LiveRefusedError ? error.message : String(error)}`);
   });
   log(

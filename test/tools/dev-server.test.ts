@@ -90,19 +90,33 @@ describe("npm run dev", () => {
     const read = async (base: string) => {
       const flow = (await (await fetch(`${base}/v1/flow?minPremium=0&limit=1`, bearer(key))).json()) as { asOf: string };
       const chain = (await (await fetch(`${base}/v1/chain/SPY?limit=1`, bearer(key))).json()) as { contracts: { asOf: string }[] };
-      return { flow: flow.asOf, quote: chain.contracts[0]!.asOf };
+      // The screener's newest row of one symbol: the same follower as `npm run ingest` rebuilds it as the minute moves.
+      const screen = (await (
+        await fetch(`${base}/v1/contracts/screen`, {
+          method: "POST",
+          headers: { ...bearer(key).headers, "Content-Type": "application/json" },
+          body: JSON.stringify({ symbols: "SPY", pageSize: 1, filters: [{ field: "lastUpdatedDate", operation: "sort", value: "desc" }] }),
+        })
+      ).json()) as { results: { lastUpdatedDate: string }[] };
+      return { flow: flow.asOf, quote: chain.contracts[0]!.asOf, screened: screen.results[0]!.lastUpdatedDate };
     };
     const before = await read(run.base);
     const startedAt = Date.now();
-    // Trades arrive within seconds; the first minute sample at the next whole minute (the edge learns it within 15 s).
+    // Trades arrive within seconds; the first minute sample at the next whole minute (the edge learns it within
+    // 15 s), and the screener's rebuild of its partition within 60 s of that.
     let now = before;
-    while (Date.now() - startedAt < 100_000 && (now.flow === before.flow || now.quote === before.quote)) {
+    while (
+      Date.now() - startedAt < 150_000 &&
+      (now.flow === before.flow || now.quote === before.quote || Date.parse(now.screened) < Date.parse(now.quote))
+    ) {
       await new Promise((r) => setTimeout(r, 1_000));
       now = await read(run.base);
     }
     expect(Date.parse(now.flow)).toBeGreaterThan(Date.parse(before.flow));
     expect(Date.parse(now.quote)).toBeGreaterThan(Date.parse(before.quote));
     expect(Date.parse(now.quote) % 60_000).toBe(0);
+    expect(Date.parse(now.screened)).toBeGreaterThan(Date.parse(before.screened));
+    expect(Date.parse(now.screened)).toBeGreaterThanOrEqual(Date.parse(now.quote));
     expect(run.output()).toMatch(/market feed: \d+ contracts streamed through a local Databento gateway.*min ahead of the wall clock/);
     await stopDev(run);
     expect(await leftovers()).toEqual([]);
@@ -115,7 +129,7 @@ describe("npm run dev", () => {
     expect(await read(frozen.base)).toEqual(first);
     await stopDev(frozen);
     expect(await leftovers()).toEqual([]);
-  }, 240_000);
+  }, 300_000);
 
   it("replays a loaded trade file instead of seeding over it", async () => {
     const pglite = join(devDir, "replay");
