@@ -4,6 +4,7 @@ import { defineConfig } from "vitest/config";
 import { freePort } from "./scripts/lib/free-port";
 import { TEST_CLOCK } from "./test/support/test-clock";
 import { MATRIX_MARKETS, matrixCacheBinding } from "./test/support/date-matrix";
+import { testDatabaseRefusal } from "./test/support/test-database";
 
 /** Tests that run in Node rather than workerd: by folder (the tools) or by suffix. */
 const NODE_TESTS = ["test/tools/**/*.test.ts", "test/**/*.{node,browser,http}.test.ts"];
@@ -11,6 +12,9 @@ const NODE_TESTS = ["test/tools/**/*.test.ts", "test/**/*.{node,browser,http}.te
 const ALONE_TESTS = ["test/**/*.alone.test.ts"];
 
 export default defineConfig(async () => {
+  // Before anything is set up: the suite never touches DATABASE_URL's database, nor one not named as a test database.
+  const refusal = testDatabaseRefusal(process.env);
+  if (refusal) throw new Error(refusal);
   // The local SQL endpoint (started by the global setup) must have a known port before the
   // Worker's bindings are fixed.
   const sqlPort = Number(process.env.TEST_SQL_PORT) || (await freePort());

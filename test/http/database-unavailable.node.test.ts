@@ -11,6 +11,7 @@ import { freePort } from "../../scripts/lib/free-port";
 import { startNeonHttpServer, type NeonHttpServer } from "../../scripts/sql-endpoint/neon-http-server";
 import { DatabaseUnavailableError, openBackend, type SqlBackend } from "../../scripts/sql-endpoint/sql-backend";
 import { forRpc, isDatabaseUnavailable } from "../../src/db/errors";
+import { testDatabaseUrl } from "../support/test-database";
 
 /**
  * A database that is not there, as Neon's SQL-over-HTTP endpoint reports it and as the Worker
@@ -128,11 +129,11 @@ describe("the local endpoint reports a database that is not there as Neon does",
     expect(isDatabaseUnavailable(await driverError(port))).toBe(true);
   });
 
-  it.runIf(process.env.DATABASE_URL)("answers 400 with 57P01 when PostgreSQL terminates the session running a statement", async () => {
+  it.runIf(testDatabaseUrl())("answers 400 with 57P01 when PostgreSQL terminates the session running a statement", async () => {
     const port = Number(process.env.TEST_SQL_PORT);
     const marker = `outage_probe_${Date.now()}`;
     const running = driverError(port, `select pg_sleep(10) as ${marker}`, testSqlPassword());
-    const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    const admin = new pg.Client({ connectionString: testDatabaseUrl() });
     await admin.connect();
     try {
       let terminated = false;

@@ -6,11 +6,12 @@ import { consumeFeed } from "../../ingest/replay/replay";
 import { openBackend, type SqlBackend } from "../../scripts/sql-endpoint/sql-backend";
 import { ingestDatabase } from "../support/ingest-database";
 import { feedOf, nanos, OpraStream } from "./opra-stream";
+import { testDatabaseUrl } from "../support/test-database";
 
-// The suite's engine: PostgreSQL when DATABASE_URL names one, else an embedded PGlite.
+// The suite's engine: PostgreSQL when TEST_DATABASE_URL names one, else an embedded PGlite.
 let db: SqlBackend;
 beforeAll(async () => {
-  db = await openBackend({ databaseUrl: process.env.DATABASE_URL, dataDir: "memory://" });
+  db = await openBackend({ databaseUrl: testDatabaseUrl(), dataDir: "memory://" });
   await db.migrate("drizzle");
   await db.typedQuery("create table if not exists feed_positions_probe (feed text, n int)");
 }, 60_000);

@@ -10,6 +10,7 @@ import { FinnhubFundamentals } from "../../src/vendors/finnhub-fundamentals";
 import { startFundamentalsServer, type FundamentalsServer } from "../support/fundamentals-server";
 import { ingestDatabase } from "../support/ingest-database";
 import { VENDOR_TOKEN } from "../support/vendor-server";
+import { testDatabaseUrl } from "../support/test-database";
 
 /** The refresh's day (a Monday) and the market's session before it. */
 const TODAY = "2026-11-02";
@@ -324,10 +325,10 @@ describe("calendars and fundamentals refreshed from Finnhub (a local server repl
     expect(run.stderr).toMatch(message);
   });
 
-  it.skipIf(!process.env.DATABASE_URL)(
+  it.skipIf(!testDatabaseUrl())(
     "`npm run fundamentals` refreshes DATABASE_URL now, and exits 1 without a trace of the key when it is refused",
     async () => {
-      const url = new URL(process.env.DATABASE_URL!);
+      const url = new URL(testDatabaseUrl()!);
       url.pathname = `/${(await one("select current_database() as name")).name as string}`;
       const env = { DATABASE_URL: url.toString(), FINNHUB_TOKEN: VENDOR_TOKEN, FINNHUB_URL: vendor.url, FINNHUB_CALLS_PER_MINUTE: "60000" };
       const run = await fundamentalsProcess(env);

@@ -15,11 +15,12 @@ import { startNeonHttpServer, type NeonHttpServer } from "../../scripts/sql-endp
 import { LocalGateway } from "../../scripts/feed/local-gateway";
 import { rawSymbols, sessionRecords, type StreamMarket } from "../../scripts/generator/session-stream";
 import { openBackend, type SqlBackend } from "../../scripts/sql-endpoint/sql-backend";
+import { testDatabaseUrl } from "../support/test-database";
 
 /**
  * `npm run ingest -- --feed databento` as a process, against the local gateway, killed with
  * SIGKILL while it writes and started again: what it stored must be the stream, once. On the
- * PostgreSQL server of DATABASE_URL (a database of its own); CI runs it there.
+ * PostgreSQL server of TEST_DATABASE_URL (a database of its own); CI runs it there.
  */
 const KEY = "db-CrashTestKey000000000000abcde";
 const market: StreamMarket = {
@@ -61,7 +62,7 @@ async function onServer(server: string, text: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  const server = process.env.DATABASE_URL;
+  const server = testDatabaseUrl();
   if (!server) return;
   const name = `ingest_crash_${randomBytes(6).toString("hex")}`;
   await onServer(server, `create database ${name}`);
@@ -239,7 +240,7 @@ async function relay(target: { host: string; port: number }) {
 describe("the ingestor killed mid-batch", () => {
   // PostgreSQL only: PGlite, the embedded development engine, twice lost ~40 of ~7,200 trades to a
   // SIGKILL under a loaded CI run (committed pages not all on disk; not crash-safe as a server is).
-  it.skipIf(!process.env.DATABASE_URL)(
+  it.skipIf(!testDatabaseUrl())(
     "stores every trade, quote and open interest of the stream exactly once after a SIGKILL and a restart, as the API counts them",
     async () => {
       const first = ingest();
@@ -262,7 +263,7 @@ describe("the ingestor killed mid-batch", () => {
     300_000,
   );
 
-  it.skipIf(!process.env.DATABASE_URL)(
+  it.skipIf(!testDatabaseUrl())(
     "waits out a database away for 30 s, and catches up: the same stream, once",
     async () => {
       // A fresh market, and the stream played again from its start.

@@ -8,6 +8,7 @@ import { movedPartitions, readPartitions, rebuildAllPartitions, refreshPartition
 import { seedMarket } from "../../scripts/generator/seed-market";
 import type { SqlBackend } from "../../scripts/sql-endpoint/sql-backend";
 import { ingestDatabase } from "../support/ingest-database";
+import { testDatabaseUrl } from "../support/test-database";
 
 let db: SqlBackend;
 /** Partition size that cuts the test market into a few partitions. */
@@ -183,11 +184,11 @@ describe("the screener's partitions", () => {
     expect(await movedPartitions(db.typedQuery)).toEqual([]);
   }, 120_000);
 
-  it.skipIf(!process.env.DATABASE_URL)(
+  it.skipIf(!testDatabaseUrl())(
     "a swap waits for the screens under way; when they hold on it gives up, leaves nothing behind, and the next pass swaps",
     async () => {
       const [partition] = await readPartitions(db.typedQuery);
-      const url = new URL(process.env.DATABASE_URL!);
+      const url = new URL(testDatabaseUrl()!);
       url.pathname = `/${(await db.typedQuery("select current_database() as name")).rows[0]!.name as string}`;
       const reader = new pg.Client({ connectionString: url.toString() });
       await reader.connect();

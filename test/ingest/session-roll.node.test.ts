@@ -9,6 +9,7 @@ import { previousSessions } from "../../src/domain/calendar";
 import type { OccContract } from "../../src/domain/occ";
 import { ingestDatabase } from "../support/ingest-database";
 import { feedOf, nanos, OpraStream } from "./opra-stream";
+import { testDatabaseUrl } from "../support/test-database";
 
 /** The tables a roll writes, each with its key (the digest's order). */
 const ROLLED: Record<string, string> = {
@@ -198,7 +199,7 @@ describe("the session roll, after a regular close before a holiday and a weekend
     expect(await digest(db)).toEqual(reference);
   }, 180_000);
 
-  it.skipIf(!process.env.DATABASE_URL)(
+  it.skipIf(!testDatabaseUrl())(
     "SIGKILLed at any moment of `npm run roll` and run again: the same tables",
     async () => {
       const killed: (number | string)[] = [];
@@ -220,7 +221,7 @@ describe("the session roll, after a regular close before a holiday and a weekend
  * rolling (not at all when undefined). Resolves with its exit code, or the signal that ended it.
  */
 async function rollProcess(db: SqlBackend, session: string, killAfterMs?: number): Promise<number | string> {
-  const url = new URL(process.env.DATABASE_URL!);
+  const url = new URL(testDatabaseUrl()!);
   url.pathname = `/${(await db.typedQuery("select current_database() as name")).rows[0]!.name as string}`;
   const child = spawn(process.execPath, ["--import", "tsx", "scripts/roll.ts", "--session", session], {
     env: { ...process.env, DATABASE_URL: url.toString() },

@@ -12,7 +12,7 @@ import { definitionV3, tcbbo, TS_EVENT, TS_RECV } from "./dbn-fixtures";
 const FEED = "databento-opra";
 const PRICING = { rate: 0.043, dividendYield: 0 };
 
-/** A market database of its own (PGlite, or a database of its own on DATABASE_URL's server): the test counts every print it holds. */
+/** A market database of its own (PGlite, or a database of its own on TEST_DATABASE_URL's server): the test counts every print it holds. */
 async function marketDatabase(): Promise<SqlBackend> {
   const db = await ingestDatabase();
   await db.typedQuery(

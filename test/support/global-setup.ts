@@ -16,6 +16,7 @@ import { startOutageEndpoint, type OutageEndpoint } from "./database-outage";
 import { DISTANT_RTT_MS } from "./distant-endpoint";
 import { startVendorServer } from "./vendor-server";
 import { startStripeReplayServer } from "./stripe-server";
+import { testDatabaseUrl } from "./test-database";
 
 /** The rate the SPX excerpt is loaded with (Feb 2022 T-bill yields were about 0.1-0.3%). */
 export const LOADED_FILE_RATE = 0.0025;
@@ -31,10 +32,10 @@ const matrix: { db: SqlBackend; server: NeonHttpServer }[] = [];
 
 /**
  * Starts the local Neon endpoint the Worker under test talks to: PGlite by default, the
- * PostgreSQL server named by DATABASE_URL otherwise (its schema is dropped and rebuilt).
+ * PostgreSQL server named by TEST_DATABASE_URL otherwise (its schema is dropped and rebuilt).
  */
 export async function setup(): Promise<void> {
-  const databaseUrl = process.env.DATABASE_URL || undefined;
+  const databaseUrl = testDatabaseUrl();
   if (!databaseUrl) dataDir = mkdtempSync(join(tmpdir(), "ods-test-"));
   backend = await openBackend({ databaseUrl, dataDir: dataDir ?? "memory://" });
   await resetDatabase(backend);

@@ -1,14 +1,15 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { openBackend, type SqlBackend } from "../../scripts/sql-endpoint/sql-backend";
+import { testDatabaseUrl } from "./test-database";
 
 /**
  * A market database of a test file's own, migrated, that it may truncate at will: on the
- * PostgreSQL server DATABASE_URL names, a database created for it (dropped by `close`); else an
+ * PostgreSQL server TEST_DATABASE_URL names, a database created for it (dropped by `close`); else an
  * embedded PGlite in memory. The ingestion writers are then tested on both engines.
  */
 export async function ingestDatabase(): Promise<SqlBackend> {
-  const server = process.env.DATABASE_URL;
+  const server = testDatabaseUrl();
   if (!server) {
     const db = await openBackend({ dataDir: "memory://" });
     await db.migrate("drizzle");

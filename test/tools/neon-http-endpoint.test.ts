@@ -6,7 +6,7 @@ import { DISTANT_RTT_MS, endpointTrips } from "../support/distant-endpoint";
 
 /**
  * The local endpoint started by the global setup, spoken to by the production driver. Runs on
- * PGlite by default and on the PostgreSQL server when DATABASE_URL is set.
+ * PGlite by default and on the PostgreSQL server when TEST_DATABASE_URL is set.
  */
 const port = Number(process.env.TEST_SQL_PORT);
 const url = `postgresql://app:${testSqlPassword()}@127.0.0.1:${port}/market`;
