@@ -6,6 +6,7 @@ import { reportGexComputation, reportRawSql } from "./bench/raw-sql";
 import { FLOOR, marketTargets, TARGETS, USAGE, type Target } from "./bench/targets";
 import { BenchStacks } from "./bench/stack";
 import { verdict } from "./bench/verdict";
+import { runCli } from "./lib/run-cli";
 
 interface Figures extends Latency {
   rps: number;
@@ -151,7 +152,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err: unknown) => {
-  console.error(err instanceof Error ? err.message : err);
-  process.exit(1);
-});
+runCli(main);

@@ -2,6 +2,7 @@ import { fundamentalsFromEnv } from "../ingest/fundamentals/provider-from-env";
 import { refreshFundamentals } from "../ingest/fundamentals/refresh-fundamentals";
 import { todayInNewYork } from "../src/domain/calendar";
 import { openMarketBackend } from "./lib/market-backend";
+import { runCli } from "./lib/run-cli";
 
 const USAGE = `usage: FINNHUB_TOKEN=… npm run fundamentals
 
@@ -29,10 +30,4 @@ async function main(): Promise<number> {
   return 0;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    console.error(JSON.stringify({ event: "fundamentals_refresh_failed", error: err instanceof Error ? err.message : String(err) }));
-    process.exit(1);
-  },
-);
+runCli(main, (err) => JSON.stringify({ event: "fundamentals_refresh_failed", error: err instanceof Error ? err.message : String(err) }));

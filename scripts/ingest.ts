@@ -6,6 +6,7 @@ import { fundamentalsFromEnv } from "../ingest/fundamentals/provider-from-env";
 import { replayOutcome } from "../ingest/replay/replay";
 import { runIngestor, type FeedSpec } from "../ingest/run-ingestor";
 import { openMarketBackend } from "./lib/market-backend";
+import { runCli } from "./lib/run-cli";
 
 const DEFAULT_GATEWAY = "opra-pillar.lsg.databento.com:13000";
 
@@ -108,10 +109,4 @@ async function main(): Promise<number> {
   return 0;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    console.error(err instanceof Error ? err.message : err);
-    process.exit(1);
-  },
-);
+runCli(main);

@@ -9,6 +9,7 @@ import { openMarketBackend } from "./lib/market-backend";
 import { tellEdge } from "./lib/tell-edge";
 import { writeQuoteTable } from "./loaders/write-quote-table";
 import type { SqlBackend } from "./sql-endpoint/sql-backend";
+import { runCli } from "./lib/run-cli";
 
 const USAGE = `usage: npm run load -- cboe-quote-table FILE [--as-of YYYY-MM-DD] [--rate 0.043] [--dividend-yield 0] [--json]
        npm run load -- cboe-trades FILE [--rate 0.043] [--dividend-yield 0] [--json]
@@ -108,10 +109,4 @@ async function main(): Promise<number> {
   return 0;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    console.error(err instanceof Error ? err.message : err);
-    process.exit(1);
-  },
-);
+runCli(main);

@@ -1,5 +1,6 @@
 import { databaseUrl, DEV_DATA_DIR } from "./lib/config";
 import { openMarketBackend } from "./lib/market-backend";
+import { runCli } from "./lib/run-cli";
 
 /** Applies pending migrations to the PostgreSQL server in DATABASE_URL, else to the dev PGlite. */
 async function main(): Promise<void> {
@@ -11,7 +12,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err: unknown) => {
-  console.error(err instanceof Error ? err.message : err);
-  process.exit(1);
-});
+runCli(main);

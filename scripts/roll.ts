@@ -3,6 +3,7 @@ import { marketSession } from "../ingest/pipeline/market-session";
 import { rollSession } from "../ingest/session/roll-session";
 import { isCalendarDate, isSession } from "../src/domain/calendar";
 import { openMarketBackend } from "./lib/market-backend";
+import { runCli } from "./lib/run-cli";
 
 const USAGE = `usage: npm run roll [-- --session YYYY-MM-DD]
 
@@ -38,10 +39,4 @@ async function main(): Promise<number> {
   return 0;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    console.error(err instanceof Error ? err.message : err);
-    process.exit(1);
-  },
-);
+runCli(main);

@@ -5,6 +5,7 @@ import { databaseUrl, DEV_DATA_DIR, MIGRATIONS_DIR, parseArgs } from "./lib/conf
 import { seedMarket, type MarketSize } from "./generator/seed-market";
 import { tellEdge } from "./lib/tell-edge";
 import { openBackend } from "./sql-endpoint/sql-backend";
+import { runCli } from "./lib/run-cli";
 
 const SIZES: MarketSize[] = ["test", "demo", "full"];
 
@@ -56,7 +57,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((err: unknown) => {
-  console.error(err instanceof Error ? err.message : err);
-  process.exit(1);
-});
+runCli(main);

@@ -5,6 +5,7 @@ import { LocalGateway } from "../feed/local-gateway";
 import { openBackend } from "../sql-endpoint/sql-backend";
 import { databaseUrl } from "../lib/config";
 import { feedTimeAt, planFromWire, type FeedPlan } from "./feed-clock";
+import { runCli } from "../lib/run-cli";
 
 /**
  * The ingest benchmark's feed, in a process of its own (its generator's CPU is not the API's or
@@ -45,7 +46,4 @@ async function main(): Promise<void> {
   await gateway.close();
 }
 
-main().catch((err: unknown) => {
-  console.error(err instanceof Error ? err.message : err);
-  process.exit(1);
-});
+runCli(main);
