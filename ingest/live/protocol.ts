@@ -100,7 +100,9 @@ export const SCHEMA_RTYPE: Readonly<Record<LiveSchema, number>> = {
   tcbbo: RTYPE.TCBBO,
 };
 
+const SCHEMA_OF_RTYPE = new Map(LIVE_SCHEMAS.map((schema) => [SCHEMA_RTYPE[schema], schema]));
+
 /** The live schema a record belongs to, or null for gateway records (system, error, mappings). */
 export function schemaOf(record: DbnRecord): LiveSchema | null {
-  return LIVE_SCHEMAS.find((schema) => SCHEMA_RTYPE[schema] === record.rtype) ?? null;
+  return SCHEMA_OF_RTYPE.get(record.rtype) ?? null;
 }

@@ -97,10 +97,12 @@ export class OpraEventReader {
   ) {}
 
   /**
-   * Whether a record's receive time (its event time for records without one: heartbeats, mappings)
-   * may move the feed's clock: a position can hold it and, on a live feed, it is near the wall clock.
+   * Whether a record's receive time (a heartbeat's event time) may move the feed's clock: a position
+   * can hold it and, on a live feed, it is near the wall clock. A symbol mapping never does: it names
+   * an instrument, and its time is not a receive time of the feed.
    */
   timely(record: DbnRecord): boolean {
+    if (record.kind === "symbol-mapping") return false;
     const at = "tsRecv" in record ? record.tsRecv : record.tsEvent;
     return at >= 0n && at <= MAX_POSITION_NS && this.nearWallClock(at);
   }

@@ -7,6 +7,7 @@ import { loadQuoteMarket, sessionOf, writeQuotes } from "../quotes/write-quotes"
 import { SessionBarrier } from "../session/session-barrier";
 import type { IngestDatabase } from "./database";
 import { Lane, type LaneOptions } from "./lane";
+import { isLogged } from "./log-sampling";
 import { isPending, readPositions, type Positions } from "./positions";
 import { writeTrades } from "./write-trades";
 
@@ -50,9 +51,6 @@ interface FeedClock {
 }
 
 const SECOND_NS = 1_000_000_000n;
-/** Events refused by the database logged one by one; past this many, one in `REFUSED_LOGGED_EVERY`. */
-const REFUSED_LOGGED = 100;
-const REFUSED_LOGGED_EVERY = 10_000;
 
 /**
  * The ingestion pipeline's core: normalised events in, receive-time order; three lanes out, each
@@ -102,9 +100,7 @@ export class Ingestor {
     const lane: LaneOptions = {
       ...options.lane,
       onRefused: (name, event, error) => {
-        // Logged one by one up to REFUSED_LOGGED, then one in REFUSED_LOGGED_EVERY (a bad batch must not flood the log).
-        const count = ++this.counts.unstorable;
-        if (count <= REFUSED_LOGGED || count % REFUSED_LOGGED_EVERY === 0) options.lane.onRefused(name, event, error);
+        if (isLogged(++this.counts.unstorable)) options.lane.onRefused(name, event, error);
       },
     };
     this.staged = staged;

@@ -4,6 +4,7 @@ import { DROP_REASONS, OpraEventReader } from "../opra/from-dbn";
 import { OpraInstruments } from "../opra/instruments";
 import type { IngestDatabase } from "../pipeline/database";
 import { Ingestor, LANES, type IngestLog, type LaneName } from "../pipeline/ingestor";
+import { isLogged } from "../pipeline/log-sampling";
 import { mergeByReceiveTime, paced, readFeedFile, receiveTime } from "./feed-files";
 
 export interface FeedReport {
@@ -69,10 +70,6 @@ const WHY_DROPPED = { ...DROP_REASONS, unstorable: "the database refused it for 
 /** Malformed lines logged one by one; past this many only counted (a wrong file would flood the log). */
 const MALFORMED_LOGGED = 100;
 
-/** Records dropped as out of range or at an implausible time logged one by one per reason; past this many one in `DROPS_LOGGED_EVERY`. */
-const DROPS_LOGGED = 100;
-const DROPS_LOGGED_EVERY = 10_000;
-
 /** Records read between two turns of the event loop: a minute's 1.4 M samples never hold the trades' writes for long. */
 const YIELD_EVERY = 2_048;
 
@@ -101,7 +98,7 @@ export async function consumeFeed(
     now: options.now,
     onDropped: (reason, record, why) => {
       const count = reader.dropped.get(reason) ?? 0;
-      if (count > DROPS_LOGGED && count % DROPS_LOGGED_EVERY !== 0) return;
+      if (!isLogged(count)) return;
       options.log({
         event: "ingest_dropped",
         reason,
@@ -159,11 +156,10 @@ export async function consumeFeed(
 
 /**
  * One record into the pipeline: its event, if it gives one; else (heartbeats, dropped records) only
- * its lanes' clock, if its time may move it. A symbol mapping names an instrument and moves no clock:
- * its time is not a receive time of the feed. A promise while the ingestor is full.
+ * its lanes' clock, if its time may move it (`timely`). A promise while the ingestor is full.
  */
 function ingest(reader: OpraEventReader, ingestor: Ingestor, record: DbnRecord, lanes: readonly LaneName[]): Promise<void> | undefined {
   const event = reader.read(record);
   if (event) return ingestor.accept(event, lanes);
-  if (record.kind !== "symbol-mapping" && reader.timely(record)) ingestor.tick(receiveTime(record), lanes);
+  if (reader.timely(record)) ingestor.tick(receiveTime(record), lanes);
 }

@@ -271,12 +271,13 @@ export class LocalGateway {
       [due.length, dueBytes] = [0, 0];
       await send(chunk);
     };
+    const byReceiveTime = new Set([...schemas].filter(replaysByReceiveTime));
     const selected = (record: DbnRecord) => {
       const schema = schemaOf(record);
       if (schema === null || !schemas.has(schema)) return false;
       const start = starts.get(schema)!;
       if (start === null) return receiveTime(record) >= sessionStart;
-      return (replaysByReceiveTime(schema) ? receiveTime(record) : record.tsEvent) >= start;
+      return (byReceiveTime.has(schema) ? receiveTime(record) : record.tsEvent) >= start;
     };
     const ahead = new ReadAhead(
       this.options.records(earliest === null ? sessionStart : earliest - SOURCE_SKEW_NS, schemas),
