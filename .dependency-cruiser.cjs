@@ -64,7 +64,8 @@ module.exports = {
     },
     {
       name: "ingest-below-http",
-      comment: "The ingestion service (Node) reuses the domain, the analytics and the database layer, never the Worker's HTTP side.",
+      comment:
+        "The ingestion service (Node) reuses the domain, the analytics and the database layer, never the Worker's HTTP side at run time (its admin client reads the admin routes' types only).",
       severity: "error",
       from: { path: "^ingest/" },
       to: {
@@ -74,28 +75,66 @@ module.exports = {
           "^durable-objects/",
           "^node_modules/hono/",
         ],
+        dependencyTypesNot: ["type-only"],
       },
     },
     {
-      name: "worker-does-not-import-ingest",
-      comment: "The Worker and its Durable Objects never load the ingestion service.",
+      name: "worker-does-not-import-node-side",
+      comment: "The Worker and its Durable Objects never load the ingestion service, the dev kit, the benchmarks, the tools or the tests.",
       severity: "error",
       from: { path: "^(src|durable-objects)/" },
-      to: { path: "^ingest/" },
+      to: { path: "^(ingest|devkit|bench|scripts|test)/" },
     },
     {
-      name: "ingest-does-not-import-tools",
-      comment: "The loaders and the dev tools are adapters over the ingestion pipeline, not the other way round.",
-      severity: "error",
-      from: { path: "^ingest/" },
-      to: { path: "^(scripts|test)/" },
-    },
-    {
-      name: "worker-does-not-import-tools",
-      comment: "The Worker never imports scripts or tests.",
+      name: "worker-imports-nothing-of-node",
+      comment: "The Worker runs in workerd: no node: built-ins beyond the nodejs_compat ones it names (none today), no Node-only packages.",
       severity: "error",
       from: { path: "^(src|durable-objects)/" },
-      to: { path: "^(scripts|test)/" },
+      to: {
+        path: [
+          "^node:",
+          "^(fs|path|child_process|net|http|https|os|worker_threads)$",
+          "^node_modules/(pg|pg-copy-streams|@electric-sql|tsx)/",
+        ],
+      },
+    },
+    {
+      name: "production-does-not-import-dev-rooms",
+      comment:
+        "Nothing deployed imports the dev kit (stand-ins, generator, npm run dev) or the benchmarks; only tests, the dev kit itself and the benchmarks do.",
+      severity: "error",
+      from: { path: "^(src|durable-objects|ingest|scripts)/" },
+      to: { path: "^(devkit|bench|test)/" },
+    },
+    {
+      name: "devkit-is-not-bench",
+      comment: "The benchmarks use the dev kit's stand-ins and generator; the dev kit never needs the benchmarks.",
+      severity: "error",
+      from: { path: "^devkit/" },
+      to: { path: "^(bench|test)/" },
+    },
+    {
+      name: "ingest-db-is-the-bottom",
+      comment:
+        "ingest/ imports one way: the database ports (db/) know no writer, writers know no ingestor, the ingestor knows no source or CLI.",
+      severity: "error",
+      from: { path: "^ingest/db/" },
+      to: { path: "^ingest/", pathNot: ["^ingest/db/", "^ingest/(events|log)\\.ts$"] },
+    },
+    {
+      name: "ingest-writers-below-the-ingestor",
+      comment:
+        "The writers (flow, quotes, contracts, screener, session, fundamentals) never reach up to the ingestor's orchestration, the sources or the CLIs.",
+      severity: "error",
+      from: { path: "^ingest/(flow|quotes|contracts|screener|session|fundamentals)/" },
+      to: { path: "^ingest/(pipeline/(ingestor|lane)\\.ts|sources/|cli/|run-ingestor\\.ts)" },
+    },
+    {
+      name: "ingest-pipeline-below-sources",
+      comment: "The pipeline takes events; it never knows which source (OPRA, Cboe files) produced them, nor the CLIs.",
+      severity: "error",
+      from: { path: "^ingest/(pipeline|flow|quotes|contracts|screener|session|fundamentals|db)/" },
+      to: { path: "^ingest/(sources|cli)/" },
     },
   ],
   options: {

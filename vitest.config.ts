@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
-import { freePort } from "./scripts/lib/free-port";
+import { freePort } from "./devkit/free-port";
 import { TEST_CLOCK } from "./test/support/test-clock";
 import { MATRIX_MARKETS, matrixCacheBinding } from "./test/support/date-matrix";
 import { testDatabaseRefusal } from "./test/support/test-database";

@@ -1,9 +1,9 @@
 import type { FundamentalsProvider } from "../src/vendors/fundamentals-provider";
 import { followFundamentals } from "./fundamentals/refresh-fundamentals";
-import { followLive } from "./live/follow-live";
-import type { IngestDatabase } from "./pipeline/database";
-import type { IngestLog } from "./pipeline/ingestor";
-import { replayFiles, type FeedReport } from "./replay/replay";
+import { followLive } from "./sources/opra/live/follow-live";
+import type { IngestDatabase } from "./db/database";
+import type { IngestLog } from "./log";
+import { replayFiles, type FeedReport } from "./sources/opra/replay";
 import { followScreener, refreshMovedPartitions } from "./screener/follow-screener";
 import { followSessionRolls } from "./session/follow-sessions";
 

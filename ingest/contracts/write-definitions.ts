@@ -2,10 +2,10 @@ import { sessionOnOrAfter, todayInNewYork } from "../../src/domain/calendar";
 import { optionQuotes, underlyings } from "../../src/db/schema";
 import { nanosToMs } from "../dbn";
 import type { ContractEvent } from "../events";
-import { bulkInsert } from "../pipeline/bulk-insert";
-import type { IngestDatabase } from "../pipeline/database";
-import { writeAtPositions } from "../pipeline/positions";
-import { contractScopes } from "../pipeline/versions";
+import { bulkInsert } from "../db/bulk-insert";
+import type { IngestDatabase } from "../db/database";
+import { writeAtPositions } from "../db/positions";
+import { contractScopes } from "../db/versions";
 
 /** The logo an underlying has until a fundamentals vendor gives one (the generator's and the loaders' convention). */
 export function placeholderLogoUrl(symbol: string): string {

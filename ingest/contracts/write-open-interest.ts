@@ -1,8 +1,8 @@
 import { openInterestStaged } from "../../src/db/schema";
 import type { OpenInterestEvent } from "../events";
-import { bulkInsert, updateOnConflict } from "../pipeline/bulk-insert";
-import type { IngestDatabase, TypedQuery } from "../pipeline/database";
-import { writeAtPositions } from "../pipeline/positions";
+import { bulkInsert, updateOnConflict } from "../db/bulk-insert";
+import type { IngestDatabase, TypedQuery } from "../db/database";
+import { writeAtPositions } from "../db/positions";
 
 /**
  * Stages a batch of open-interest statistics under their session and moves the feed's position, in

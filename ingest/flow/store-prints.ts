@@ -1,6 +1,6 @@
 import { flowPrints } from "../../src/db/schema";
-import { copyInsert, updateOnConflict, type InsertRow } from "../pipeline/bulk-insert";
-import type { CopyRows, TypedQuery } from "../pipeline/database";
+import { copyInsert, updateOnConflict, type InsertRow } from "../db/bulk-insert";
+import type { CopyRows, TypedQuery } from "../db/database";
 import type { OptionTrade } from "../events";
 import type { ClassifyContext, FlowPrint } from "./classify-trades";
 

@@ -1,8 +1,8 @@
 import { addDays } from "../../src/domain/calendar";
 import { MARKET_WIDE } from "../../src/market/snapshot";
 import type { VendorCompany, VendorDividend, VendorEarnings } from "../../src/vendors/fundamentals-provider";
-import type { IngestDatabase, TypedQuery } from "../pipeline/database";
-import { bumpScopes } from "../pipeline/versions";
+import type { IngestDatabase, TypedQuery } from "../db/database";
+import { bumpScopes } from "../db/versions";
 import { dividendFrequency, estimatedNextDividend, paymentsPerYear } from "./dividend-schedule";
 import { DIVIDENDS_DAYS_BACK, type Fetched } from "./fetch-fundamentals";
 

@@ -1,7 +1,7 @@
 import { newYorkInstant, todayInNewYork } from "../../src/domain/calendar";
 import type { FundamentalsProvider } from "../../src/vendors/fundamentals-provider";
-import type { IngestDatabase } from "../pipeline/database";
-import type { IngestLog } from "../pipeline/ingestor";
+import type { IngestDatabase } from "../db/database";
+import type { IngestLog } from "../log";
 import { repeatUntilAborted } from "../pipeline/periodic";
 import { applyFundamentals, type RefreshReport } from "./apply-fundamentals";
 import { fetchFundamentals, type Listed } from "./fetch-fundamentals";

@@ -5,15 +5,13 @@ import { PrintStatistics } from "../flow/print-statistics";
 import { flowPartitionName } from "../../src/market/flow-partitions";
 import { loadQuoteMarket, sessionOf, writeQuotes } from "../quotes/write-quotes";
 import { SessionBarrier } from "../session/session-barrier";
-import type { IngestDatabase } from "./database";
+import type { IngestDatabase } from "../db/database";
 import { Lane, type LaneOptions } from "./lane";
-import { isLogged } from "./log-sampling";
-import { isPending, readPositions, type Positions } from "./positions";
-import { writeTrades } from "./write-trades";
+import { isLogged, type IngestLog } from "../log";
+import { isPending, readPositions, type Positions } from "../db/positions";
+import { writeTrades } from "../flow/write-trades";
 
 /** A log line's fields (JSON lines on stdout). */
-export type IngestLog = (fields: Record<string, unknown>) => void;
-
 export interface IngestorOptions {
   /** The feed's name in `feed_positions`. */
   feed: string;

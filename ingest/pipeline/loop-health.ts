@@ -1,5 +1,5 @@
 import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
-import type { IngestLog } from "./ingestor";
+import type { IngestLog } from "../log";
 
 /** A window whose worst event-loop delay reaches this is logged. */
 const HELD_MS = 250;

@@ -5,10 +5,10 @@ import { addDays, newYorkInstant, sessionOnOrBefore, todayInNewYork } from "../.
 import { expiryInstant, yearsUntil, type Settlement } from "../../src/domain/market-clock";
 import { optionQuotes } from "../../src/db/schema";
 import type { QuoteEvent } from "../events";
-import { bulkInsert, copyColumns, type InsertRow } from "../pipeline/bulk-insert";
-import type { CopyColumn, CopyRows, CopyValue, IngestDatabase, TypedQuery } from "../pipeline/database";
-import { isPending, readPositions, writeAtPositions } from "../pipeline/positions";
-import { bumpScopes, contractScopes } from "../pipeline/versions";
+import { bulkInsert, copyColumns, type InsertRow } from "../db/bulk-insert";
+import type { CopyColumn, CopyRows, CopyValue, IngestDatabase, TypedQuery } from "../db/database";
+import { isPending, readPositions, writeAtPositions } from "../db/positions";
+import { bumpScopes, contractScopes } from "../db/versions";
 import { MARKET_IV } from "../../src/market/snapshot";
 import { markSql } from "./mark";
 import { OptionBook } from "./option-book";

@@ -1,5 +1,5 @@
 import { previousSessions } from "../../src/domain/calendar";
-import type { IngestDatabase } from "../pipeline/database";
+import type { IngestDatabase } from "../db/database";
 
 /** Sessions before the current one that make the 30-day baselines (today is excluded, ANALYTICS.md §5). */
 export const BASELINE_SESSIONS = 30;

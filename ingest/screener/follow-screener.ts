@@ -1,5 +1,5 @@
-import type { IngestLog } from "../pipeline/ingestor";
-import type { IngestDatabase } from "../pipeline/database";
+import type { IngestLog } from "../log";
+import type { IngestDatabase } from "../db/database";
 import { forEachConcurrently } from "../pipeline/for-each-concurrently";
 import { repeatUntilAborted } from "../pipeline/periodic";
 import { dropLeftovers, movedPartitions, refreshPartition } from "./partitions";

@@ -1,5 +1,5 @@
-import type { IngestDatabase, TypedQuery } from "../pipeline/database";
-import { marketSession } from "../pipeline/market-session";
+import type { IngestDatabase, TypedQuery } from "../db/database";
+import { marketSession } from "../db/market-session";
 import { earlyCloseDays, insertScreenerRows } from "./screener-rows";
 
 const TABLE = "screener_contracts";

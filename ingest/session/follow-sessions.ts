@@ -1,6 +1,6 @@
 import { sessionCloseAt } from "../../src/domain/calendar";
-import type { IngestDatabase } from "../pipeline/database";
-import type { IngestLog } from "../pipeline/ingestor";
+import type { IngestDatabase } from "../db/database";
+import type { IngestLog } from "../log";
 import { repeatUntilAborted } from "../pipeline/periodic";
 import { isRolled, rollSession } from "./roll-session";
 

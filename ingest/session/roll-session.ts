@@ -1,6 +1,6 @@
 import { addDays, previousSessions, sessionOnOrAfter } from "../../src/domain/calendar";
-import type { IngestDatabase, TypedQuery } from "../pipeline/database";
-import { bumpScopes, contractScopes } from "../pipeline/versions";
+import type { IngestDatabase, TypedQuery } from "../db/database";
+import { bumpScopes, contractScopes } from "../db/versions";
 import { markSql } from "../quotes/mark";
 import { BASELINE_SESSIONS, writeBaselines } from "../screener/baselines";
 

@@ -1,5 +1,5 @@
 import { addDays, newYorkInstant, sessionOnOrAfter } from "../../src/domain/calendar";
-import type { IngestDatabase } from "../pipeline/database";
+import type { IngestDatabase } from "../db/database";
 import { writeBaselines } from "../screener/baselines";
 import { isRolled, rollSession } from "./roll-session";
 

@@ -3,7 +3,7 @@ import { normCdf } from "./normal";
 
 /**
  * The screener's per-contract metrics (ANALYTICS.md §5), per share, percentages in percent. The
- * rebuild computes the same in SQL over the whole market (`scripts/db/screener-rebuild.ts`); tests
+ * rebuild computes the same in SQL over the whole market (`ingest/screener/rebuild.ts`); tests
  * hold the two to each other and these to the published wheel example.
  */
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { bsm } from "../../src/analytics/black-scholes";
 import { impliedSpot, parityForward, type ParityExpiry } from "../../src/analytics/parity-spot";
 import { yearsToExpiry } from "../../src/domain/market-clock";
-import { parseQuoteTable } from "../../scripts/loaders/cboe-quote-table";
+import { parseQuoteTable } from "../../ingest/sources/cboe/quote-table";
 import { SPX_MARKET, SPX_SPOT } from "../support/spx-gex-fixture";
 
 /** Every strike of the Cboe SPX table (2022-02-04 close, SPXW PM-settled) quoted two-sided on both sides, by expiration. */

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { seedMarket } from "../../scripts/generator/seed-market";
-import { rebuildScreener } from "../../scripts/db/screener-rebuild";
+import { seedMarket } from "../../devkit/generator/seed-market";
+import { rebuildScreener } from "../../ingest/screener/rebuild";
 import { rebuildAllPartitions } from "../../ingest/screener/partitions";
-import { openBackend, type SqlBackend } from "../../scripts/sql-endpoint/sql-backend";
+import { openBackend, type SqlBackend } from "../../ingest/db/sql-backend";
 import { ivRank } from "../../src/analytics/iv-rank";
 import { normCdf } from "../../src/analytics/normal";
 import {

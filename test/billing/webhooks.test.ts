@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { database, useNeonEndpoint } from "../../src/db/client";
 import { billingEvents, providerSubscriptions, subscriptions } from "../../src/db/schema";
 import { PAST_DUE_GRACE_DAYS } from "../../src/domain/entitlement";
-import { stripeEvent } from "../../scripts/lib/stripe-event";
+import { stripeEvent } from "../../devkit/stripe/stripe-event";
 import type { SubscriptionState } from "../support/stripe-server";
 import { stripeTestEndpoint } from "../support/stripe-test-endpoints";
 import { admin, bodyOf, bearer, newAccount, type TestAccount } from "../support/accounts";

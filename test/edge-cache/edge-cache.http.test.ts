@@ -1,8 +1,8 @@
 import { generateAdminToken } from "../../src/domain/admin-token";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AdminClient } from "../../scripts/lib/admin-client";
-import { freePort } from "../../scripts/lib/free-port";
-import { startWorker, waitUntilUp, type WorkerProcess } from "../../scripts/lib/worker-process";
+import { AdminClient } from "../../ingest/admin-api/admin-client";
+import { freePort } from "../../devkit/free-port";
+import { startWorker, waitUntilUp, type WorkerProcess } from "../../devkit/worker-process";
 import { DISTANT_RTT_MS, endpointTrips } from "../support/distant-endpoint";
 import { testSqlPassword } from "../support/sql-password";
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { addDays } from "../../src/domain/calendar";
 import { expirationsRoute } from "../../src/routes/quotes-and-options/expirations";
 import { ivContextRoute } from "../../src/routes/volatility/iv-context";
-import { BUMP_SCOPES_SQL, tradedScopes } from "../../ingest/pipeline/versions";
+import { BUMP_SCOPES_SQL, tradedScopes } from "../../ingest/db/versions";
 import { chainRoute } from "../../src/routes/quotes-and-options/chain";
 import { gexRoute } from "../../src/routes/gamma-exposure/gex";
 import { topIvRoute } from "../../src/routes/volatility/top-iv";

@@ -7,9 +7,9 @@ import { sql } from "drizzle-orm";
 import { DrizzleQueryError } from "drizzle-orm/errors";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "../../scripts/lib/free-port";
-import { startNeonHttpServer, type NeonHttpServer } from "../../scripts/sql-endpoint/neon-http-server";
-import { DatabaseUnavailableError, openBackend, type SqlBackend } from "../../scripts/sql-endpoint/sql-backend";
+import { freePort } from "../../devkit/free-port";
+import { startNeonHttpServer, type NeonHttpServer } from "../../devkit/neon-endpoint/neon-http-server";
+import { DatabaseUnavailableError, openBackend, type SqlBackend } from "../../ingest/db/sql-backend";
 import { forRpc, isDatabaseUnavailable } from "../../src/db/errors";
 import { testDatabaseUrl } from "../support/test-database";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { copyBinary } from "../../ingest/pipeline/copy-binary";
-import type { CopyColumn, CopyValue } from "../../ingest/pipeline/database";
+import { copyBinary } from "../../ingest/db/copy-binary";
+import type { CopyColumn, CopyValue } from "../../ingest/db/database";
 import { ingestDatabase } from "../support/ingest-database";
 
 const COLUMNS: CopyColumn[] = [

@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Ingestor } from "../../ingest/pipeline/ingestor";
-import { writeTrades } from "../../ingest/pipeline/write-trades";
-import { parseCboeTrades, tradeEvents } from "../../scripts/loaders/cboe-trades";
-import type { SqlBackend } from "../../scripts/sql-endpoint/sql-backend";
+import { writeTrades } from "../../ingest/flow/write-trades";
+import { parseCboeTrades, tradeEvents } from "../../ingest/sources/cboe/trades";
+import type { SqlBackend } from "../../ingest/db/sql-backend";
 import { ingestDatabase } from "../support/ingest-database";
 
 /** Cboe DataShop's VIX trades of 2016-06-01 (excerpt, test/fixtures/cboe): 261 rows, 2 rejected by the parser. */

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DbnRecord } from "../../ingest/dbn";
-import { advancePositions, batchPositions, isPending, readPositions } from "../../ingest/pipeline/positions";
-import { consumeFeed } from "../../ingest/replay/replay";
-import { openBackend, type SqlBackend } from "../../scripts/sql-endpoint/sql-backend";
+import { advancePositions, batchPositions, isPending, readPositions } from "../../ingest/db/positions";
+import { consumeFeed } from "../../ingest/sources/opra/replay";
+import { openBackend, type SqlBackend } from "../../ingest/db/sql-backend";
 import { ingestDatabase } from "../support/ingest-database";
 import { feedOf, nanos, OpraStream } from "./opra-stream";
 import { testDatabaseUrl } from "../support/test-database";

@@ -3,8 +3,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { VendorUnavailable } from "../../ingest/fundamentals/fetch-fundamentals";
 import { fundamentalsFromEnv } from "../../ingest/fundamentals/provider-from-env";
 import { dueRefresh, followFundamentals, refreshFundamentals } from "../../ingest/fundamentals/refresh-fundamentals";
-import { seedMarket } from "../../scripts/generator/seed-market";
-import type { SqlBackend } from "../../scripts/sql-endpoint/sql-backend";
+import { seedMarket } from "../../devkit/generator/seed-market";
+import type { SqlBackend } from "../../ingest/db/sql-backend";
 import { todayInNewYork } from "../../src/domain/calendar";
 import { FinnhubFundamentals } from "../../src/vendors/finnhub-fundamentals";
 import { startFundamentalsServer, type FundamentalsServer } from "../support/fundamentals-server";
@@ -367,7 +367,7 @@ describe("the vendor's base URL (FINNHUB_URL)", () => {
 /** `npm run fundamentals` with `env` over the test's own: its exit code and output. */
 async function fundamentalsProcess(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const { FINNHUB_TOKEN: _t, FINNHUB_URL: _u, FINNHUB_CALLS_PER_MINUTE: _c, ...inherited } = process.env;
-  const child = spawn(process.execPath, ["--import", "tsx", "scripts/fundamentals.ts"], {
+  const child = spawn(process.execPath, ["--import", "tsx", "ingest/cli/fundamentals.ts"], {
     env: { ...inherited, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });

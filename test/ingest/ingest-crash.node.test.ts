@@ -3,18 +3,18 @@ import { connect, createServer, type AddressInfo, type Socket } from "node:net";
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { receiveTime } from "../../ingest/replay/feed-files";
+import { receiveTime } from "../../ingest/sources/opra/feed-files";
 import { todayInNewYork } from "../../src/domain/calendar";
 import { generateAdminToken } from "../../src/domain/admin-token";
-import { bodyOf } from "../../scripts/lib/admin-api";
-import { AdminClient } from "../../scripts/lib/admin-client";
-import { freePort } from "../../scripts/lib/free-port";
-import { ingestorArgs } from "../../scripts/lib/ingestor-process";
-import { startWorker, waitUntilUp, type WorkerProcess } from "../../scripts/lib/worker-process";
-import { startNeonHttpServer, type NeonHttpServer } from "../../scripts/sql-endpoint/neon-http-server";
-import { LocalGateway } from "../../scripts/feed/local-gateway";
-import { rawSymbols, sessionRecords, type StreamMarket } from "../../scripts/generator/session-stream";
-import { openBackend, type SqlBackend } from "../../scripts/sql-endpoint/sql-backend";
+import { bodyOf } from "../../ingest/admin-api/admin-api";
+import { AdminClient } from "../../ingest/admin-api/admin-client";
+import { freePort } from "../../devkit/free-port";
+import { ingestorArgs } from "../../bench/ingestor-process";
+import { startWorker, waitUntilUp, type WorkerProcess } from "../../devkit/worker-process";
+import { startNeonHttpServer, type NeonHttpServer } from "../../devkit/neon-endpoint/neon-http-server";
+import { LocalGateway } from "../../devkit/gateway/local-gateway";
+import { rawSymbols, sessionRecords, type StreamMarket } from "../../devkit/generator/session-stream";
+import { openBackend, type SqlBackend } from "../../ingest/db/sql-backend";
 import { testDatabaseUrl } from "../support/test-database";
 
 /**

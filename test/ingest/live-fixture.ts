@@ -1,8 +1,8 @@
 import type { DbnRecord } from "../../ingest/dbn";
-import { liveRecords, type LiveOptions } from "../../ingest/live/live-client";
-import { schemaOf } from "../../ingest/live/protocol";
-import { receiveTime } from "../../ingest/replay/feed-files";
-import { LocalGateway, type LocalGatewayOptions } from "../../scripts/feed/local-gateway";
+import { liveRecords, type LiveOptions } from "../../ingest/sources/opra/live/live-client";
+import { schemaOf } from "../../ingest/sources/opra/live/protocol";
+import { receiveTime } from "../../ingest/sources/opra/feed-files";
+import { LocalGateway, type LocalGatewayOptions } from "../../devkit/gateway/local-gateway";
 
 /**
  * The local gateway over a test's records, on a clock the test moves (`clock.now`), naming each

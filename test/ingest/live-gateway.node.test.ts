@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { SYSTEM_CODE, type DbnRecord } from "../../ingest/dbn";
-import { LiveRefusedError, type LiveOptions } from "../../ingest/live/live-client";
-import { LIVE_SCHEMAS } from "../../ingest/live/protocol";
-import { TRADE_EXECUTED_BEFORE_NS as MAX_RECEIVE_DELAY_NS } from "../../ingest/opra/from-dbn";
-import { receiveTime } from "../../ingest/replay/feed-files";
-import { followLive } from "../../ingest/live/follow-live";
-import type { LocalGateway } from "../../scripts/feed/local-gateway";
+import { LiveRefusedError, type LiveOptions } from "../../ingest/sources/opra/live/live-client";
+import { LIVE_SCHEMAS } from "../../ingest/sources/opra/live/protocol";
+import { TRADE_EXECUTED_BEFORE_NS as MAX_RECEIVE_DELAY_NS } from "../../ingest/sources/opra/from-dbn";
+import { receiveTime } from "../../ingest/sources/opra/feed-files";
+import { followLive } from "../../ingest/sources/opra/live/follow-live";
+import type { LocalGateway } from "../../devkit/gateway/local-gateway";
 import { gatewayOver as startGateway, liveClient, takeData } from "./live-fixture";
 import { ingestDatabase } from "../support/ingest-database";
 import type { OccContract } from "../../src/domain/occ";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { readDbn, type CbboRecord, type Cmbp1Record, type DbnRecord, type DefinitionRecord, type StatisticRecord } from "../../ingest/dbn";
-import { OpraEventReader, printSequence, type OpraReaderOptions } from "../../ingest/opra/from-dbn";
-import { OpraInstruments } from "../../ingest/opra/instruments";
+import { OpraEventReader, printSequence, type OpraReaderOptions } from "../../ingest/sources/opra/from-dbn";
+import { OpraInstruments } from "../../ingest/sources/opra/instruments";
 import { cbbo1m, definitionV3, heartbeat, metadataHeader, statisticV3, symbolMapping, tcbbo, TS_EVENT, TS_RECV } from "./dbn-fixtures";
 
 const AAPL_CALL = { optionSymbol: "AAPL250117C00150000", underlying: "AAPL", isIndex: false, settlement: "pm" };

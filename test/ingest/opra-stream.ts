@@ -1,7 +1,7 @@
 import type { CbboRecord, Cmbp1Record, DbnRecord, DefinitionRecord, StatisticRecord, SymbolMappingRecord } from "../../ingest/dbn";
 import type { MarketEvent } from "../../ingest/events";
-import { OpraEventReader } from "../../ingest/opra/from-dbn";
-import { OpraInstruments } from "../../ingest/opra/instruments";
+import { OpraEventReader } from "../../ingest/sources/opra/from-dbn";
+import { OpraInstruments } from "../../ingest/sources/opra/instruments";
 import { formatOcc, formatOsi, type OccContract } from "../../src/domain/occ";
 import { cbbo1m, definitionV3, statisticV3, symbolMapping, tcbbo } from "./dbn-fixtures";
 

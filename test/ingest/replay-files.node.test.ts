@@ -6,10 +6,10 @@ import { fileURLToPath } from "node:url";
 import { zstdCompressSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeMetadata, encodeRecord, type DbnRecord } from "../../ingest/dbn";
-import { ingestorArgs } from "../../scripts/lib/ingestor-process";
-import { mergeByReceiveTime, readFeedFile, receiveTime } from "../../ingest/replay/feed-files";
-import { replayFiles } from "../../ingest/replay/replay";
-import type { SqlBackend } from "../../scripts/sql-endpoint/sql-backend";
+import { ingestorArgs } from "../../bench/ingestor-process";
+import { mergeByReceiveTime, readFeedFile, receiveTime } from "../../ingest/sources/opra/feed-files";
+import { replayFiles } from "../../ingest/sources/opra/replay";
+import type { SqlBackend } from "../../ingest/db/sql-backend";
 import { ingestDatabase } from "../support/ingest-database";
 import { cbbo1m, definitionV3, statisticV3, tcbbo } from "./dbn-fixtures";
 

@@ -1,12 +1,12 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { QuoteEvent } from "../../ingest/events";
-import { bumpScopes } from "../../ingest/pipeline/versions";
+import { bumpScopes } from "../../ingest/db/versions";
 import { loadQuoteMarket, writeQuotes } from "../../ingest/quotes/write-quotes";
 import { followScreener, refreshMovedPartitions } from "../../ingest/screener/follow-screener";
 import { movedPartitions, readPartitions, rebuildAllPartitions, refreshPartition } from "../../ingest/screener/partitions";
-import { seedMarket } from "../../scripts/generator/seed-market";
-import type { SqlBackend } from "../../scripts/sql-endpoint/sql-backend";
+import { seedMarket } from "../../devkit/generator/seed-market";
+import type { SqlBackend } from "../../ingest/db/sql-backend";
 import { ingestDatabase } from "../support/ingest-database";
 import { testDatabaseUrl } from "../support/test-database";
 

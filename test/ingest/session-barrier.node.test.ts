@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { MarketEvent } from "../../ingest/events";
-import type { IngestDatabase } from "../../ingest/pipeline/database";
+import type { IngestDatabase } from "../../ingest/db/database";
 import { Ingestor } from "../../ingest/pipeline/ingestor";
-import { consumeFeed } from "../../ingest/replay/replay";
+import { consumeFeed } from "../../ingest/sources/opra/replay";
 import { markSql } from "../../ingest/quotes/mark";
 import { isRolled } from "../../ingest/session/roll-session";
-import { seedMarket } from "../../scripts/generator/seed-market";
-import type { SqlBackend } from "../../scripts/sql-endpoint/sql-backend";
+import { seedMarket } from "../../devkit/generator/seed-market";
+import type { SqlBackend } from "../../ingest/db/sql-backend";
 import type { OccContract } from "../../src/domain/occ";
 import { ingestDatabase } from "../support/ingest-database";
 import { feedOf, nanos, OpraStream } from "./opra-stream";

@@ -1,10 +1,10 @@
 import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { consumeFeed } from "../../ingest/replay/replay";
+import { consumeFeed } from "../../ingest/sources/opra/replay";
 import { dueSession } from "../../ingest/session/follow-sessions";
 import { isRolled, rollSession } from "../../ingest/session/roll-session";
-import { seedMarket } from "../../scripts/generator/seed-market";
-import type { SqlBackend } from "../../scripts/sql-endpoint/sql-backend";
+import { seedMarket } from "../../devkit/generator/seed-market";
+import type { SqlBackend } from "../../ingest/db/sql-backend";
 import { previousSessions } from "../../src/domain/calendar";
 import type { OccContract } from "../../src/domain/occ";
 import { ingestDatabase } from "../support/ingest-database";
@@ -223,7 +223,7 @@ describe("the session roll, after a regular close before a holiday and a weekend
 async function rollProcess(db: SqlBackend, session: string, killAfterMs?: number): Promise<number | string> {
   const url = new URL(testDatabaseUrl()!);
   url.pathname = `/${(await db.typedQuery("select current_database() as name")).rows[0]!.name as string}`;
-  const child = spawn(process.execPath, ["--import", "tsx", "scripts/roll.ts", "--session", session], {
+  const child = spawn(process.execPath, ["--import", "tsx", "ingest/cli/roll.ts", "--session", session], {
     env: { ...process.env, DATABASE_URL: url.toString() },
     stdio: ["ignore", "pipe", "inherit"],
   });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { DbnRecord } from "../../ingest/dbn";
-import { consumeFeed } from "../../ingest/replay/replay";
-import { receiveTime } from "../../ingest/replay/feed-files";
-import { sessionRecords, type StreamMarket } from "../../scripts/generator/session-stream";
+import { consumeFeed } from "../../ingest/sources/opra/replay";
+import { receiveTime } from "../../ingest/sources/opra/feed-files";
+import { sessionRecords, type StreamMarket } from "../../devkit/generator/session-stream";
 import { ingestDatabase } from "../support/ingest-database";
 import { nanos } from "./opra-stream";
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { OccContract } from "../../src/domain/occ";
 import { applyOpenInterest, stagedSessions, stageOpenInterest } from "../../ingest/contracts/write-open-interest";
 import { writeDefinitions } from "../../ingest/contracts/write-definitions";
-import type { SqlBackend } from "../../scripts/sql-endpoint/sql-backend";
+import type { SqlBackend } from "../../ingest/db/sql-backend";
 import { ingestDatabase } from "../support/ingest-database";
 import { OpraStream } from "./opra-stream";
 

@@ -3,10 +3,10 @@ import { bsm } from "../../src/analytics/black-scholes";
 import { yearsToExpiry } from "../../src/domain/market-clock";
 import type { OccContract } from "../../src/domain/occ";
 import type { QuoteEvent } from "../../ingest/events";
-import { readPositions } from "../../ingest/pipeline/positions";
-import { writeTrades } from "../../ingest/pipeline/write-trades";
+import { readPositions } from "../../ingest/db/positions";
+import { writeTrades } from "../../ingest/flow/write-trades";
 import { loadQuoteMarket, underlyingGroups, writeQuotes } from "../../ingest/quotes/write-quotes";
-import type { SqlBackend } from "../../scripts/sql-endpoint/sql-backend";
+import type { SqlBackend } from "../../ingest/db/sql-backend";
 import { ingestDatabase } from "../support/ingest-database";
 import { OpraStream } from "./opra-stream";
 

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { TradeEvent } from "../../ingest/events";
-import { OpraEventReader } from "../../ingest/opra/from-dbn";
-import { OpraInstruments } from "../../ingest/opra/instruments";
-import { readPositions } from "../../ingest/pipeline/positions";
-import { writeTrades } from "../../ingest/pipeline/write-trades";
+import { OpraEventReader } from "../../ingest/sources/opra/from-dbn";
+import { OpraInstruments } from "../../ingest/sources/opra/instruments";
+import { readPositions } from "../../ingest/db/positions";
+import { writeTrades } from "../../ingest/flow/write-trades";
 import { flowPartitionName } from "../../src/market/flow-partitions";
-import type { SqlBackend } from "../../scripts/sql-endpoint/sql-backend";
+import type { SqlBackend } from "../../ingest/db/sql-backend";
 import { ingestDatabase } from "../support/ingest-database";
 import { definitionV3, tcbbo, TS_EVENT, TS_RECV } from "./dbn-fixtures";
 

@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { SDK_TYPES_FILE, sdkTypes } from "../../scripts/lib/sdk-types";
+import { SDK_TYPES_FILE, sdkTypes } from "../../scripts/codegen/sdk-types-source";
 
 describe("the SDK's generated types", () => {
   it("are exactly what openapi-typescript makes of the current API description (else run npm run sdk:types)", async () => {

@@ -1,4 +1,4 @@
-import { AdminApi, bodyOf } from "../../scripts/lib/admin-api";
+import { AdminApi, bodyOf } from "../../ingest/admin-api/admin-api";
 import type { CreateAccountInput } from "../../src/routes/admin/accounts";
 import type { NewKey } from "../../src/routes/admin/keys";
 import { call } from "./worker";

@@ -1,8 +1,8 @@
 import { testSqlPassword } from "./sql-password";
 import { createServer as createHttpServer, type Server } from "node:http";
 import { connect, createServer as createTcpServer, type AddressInfo, type Server as TcpServer, type Socket } from "node:net";
-import { neonHttpListener } from "../../scripts/sql-endpoint/neon-http-server";
-import { DatabaseUnavailableError, openBackend, type SqlBackend } from "../../scripts/sql-endpoint/sql-backend";
+import { neonHttpListener } from "../../devkit/neon-endpoint/neon-http-server";
+import { DatabaseUnavailableError, openBackend, type SqlBackend } from "../../ingest/db/sql-backend";
 
 /**
  * A second local Neon endpoint whose database the tests can stop and start while the Worker

@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { freePort } from "../../scripts/lib/free-port";
+import { freePort } from "../../devkit/free-port";
 
 /** A start takes about 5 s here; this bounds a start that hangs, so its output is shown. */
 const START_TIMEOUT_MS = 90_000;

@@ -1,6 +1,6 @@
 import { inject } from "vitest";
-import { bodyOf } from "../../scripts/lib/admin-api";
-import { AdminClient } from "../../scripts/lib/admin-client";
+import { bodyOf } from "../../ingest/admin-api/admin-api";
+import { AdminClient } from "../../ingest/admin-api/admin-client";
 
 /** The shared `wrangler dev` (test/support/shared-worker.ts) and its admin API, for Node-side tests. */
 export const sharedWorker = () => inject("sharedWorker");

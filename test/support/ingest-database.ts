@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
-import { openBackend, type SqlBackend } from "../../scripts/sql-endpoint/sql-backend";
+import { openBackend, type SqlBackend } from "../../ingest/db/sql-backend";
 import { testDatabaseUrl } from "./test-database";
 
 /**

@@ -1,7 +1,7 @@
 import type { TestProject } from "vitest/node";
-import { freePort } from "../../scripts/lib/free-port";
-import { startDevOidcProvider } from "../../scripts/lib/oidc-dev-provider";
-import { startWorker, waitUntilUp } from "../../scripts/lib/worker-process";
+import { freePort } from "../../devkit/free-port";
+import { startDevOidcProvider } from "../../devkit/oidc/oidc-dev-provider";
+import { startWorker, waitUntilUp } from "../../devkit/worker-process";
 import { generateAdminToken } from "../../src/domain/admin-token";
 import { testSqlPassword } from "./sql-password";
 import { TEST_CLOCK } from "./test-clock";

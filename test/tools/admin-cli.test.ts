@@ -2,7 +2,7 @@ import { isWellFormedAdminToken } from "../../src/domain/admin-token";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { describe, expect, inject, it } from "vitest";
-import { AdminClient, checkedAdminUrl } from "../../scripts/lib/admin-client";
+import { AdminClient, checkedAdminUrl } from "../../ingest/admin-api/admin-client";
 
 const run = promisify(execFile);
 const { url: WORKER, adminToken: TOKEN } = inject("sharedWorker");

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { chromium, type Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "../../scripts/lib/free-port";
+import { freePort } from "../../devkit/free-port";
 import { signInInBrowser } from "../support/browser-sign-in";
 import { chromiumLaunchOptions } from "../support/chromium";
 import { killDev, startDev, stopDev, type DevRun } from "../support/dev-process";

@@ -2,20 +2,20 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AdminClient } from "../../scripts/lib/admin-client";
-import { ensureDemoKey } from "../../scripts/lib/demo-account";
-import { freePort } from "../../scripts/lib/free-port";
-import { startWorker, waitUntilUp, type WorkerProcess } from "../../scripts/lib/worker-process";
-import { startNeonHttpServer, type NeonHttpServer } from "../../scripts/sql-endpoint/neon-http-server";
-import { openBackend, type SqlBackend } from "../../scripts/sql-endpoint/sql-backend";
+import { AdminClient } from "../../ingest/admin-api/admin-client";
+import { ensureDemoKey } from "../../devkit/demo-account";
+import { freePort } from "../../devkit/free-port";
+import { startWorker, waitUntilUp, type WorkerProcess } from "../../devkit/worker-process";
+import { startNeonHttpServer, type NeonHttpServer } from "../../devkit/neon-endpoint/neon-http-server";
+import { openBackend, type SqlBackend } from "../../ingest/db/sql-backend";
 import { generateAdminToken } from "../../src/domain/admin-token";
 import { AUTH_FAILURE_LIMIT } from "../../src/limits/lockout";
 
 /**
  * Tokens mistyped into `npm run admin` lock this machine out of the admin API, and `wrangler dev`
  * keeps the lockout with the Worker's state across restarts. `npm run dev` starts its Worker as
- * `startWorker({ persistTo, forgetLockouts: true })` (scripts/dev.ts), then makes the demo account and key
- * through the admin API with the token it generated (scripts/lib/demo-account.ts): that setup must
+ * `startWorker({ persistTo, forgetLockouts: true })` (devkit/dev.ts), then makes the demo account and key
+ * through the admin API with the token it generated (devkit/demo-account.ts): that setup must
  * not be refused. The Worker of each step here runs on the same state, as `npm run dev` runs again.
  */
 const PASSWORD = "dev-lockout-probe";

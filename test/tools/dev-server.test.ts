@@ -3,10 +3,10 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "../../scripts/lib/free-port";
+import { freePort } from "../../devkit/free-port";
 import { addDays, sessionOnOrAfter, todayInNewYork } from "../../src/domain/calendar";
-import { seedMarket } from "../../scripts/generator/seed-market";
-import { openBackend } from "../../scripts/sql-endpoint/sql-backend";
+import { seedMarket } from "../../devkit/generator/seed-market";
+import { openBackend } from "../../ingest/db/sql-backend";
 import { killDev, leftovers as leftoversIn, startDev as startDevIn, stopDev, type DevRun } from "../support/dev-process";
 import { signInOverHttp } from "../support/http-sign-in";
 

@@ -2,7 +2,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { openBackend } from "../../scripts/sql-endpoint/sql-backend";
+import { openBackend } from "../../ingest/db/sql-backend";
 
 /** The migrations up to and including `lastTag`, as a folder drizzle's migrator reads. */
 function migrationsThrough(lastTag: string): string {

@@ -7,10 +7,10 @@ import { bsm } from "../../src/analytics/black-scholes";
 import { classifyFill, otmPercent } from "../../src/analytics/flow";
 import { isSession, sessionCloseAt, sessionOpenAt } from "../../src/domain/calendar";
 import { parseOcc } from "../../src/domain/occ";
-import { sessionPrints } from "../../scripts/generator/flow";
-import { buildChain, EXCHANGE_LISTINGS, expirationsFor } from "../../scripts/generator/market";
-import { Random } from "../../scripts/generator/random";
-import { buildUniverse } from "../../scripts/generator/universe";
+import { sessionPrints } from "../../devkit/generator/flow";
+import { buildChain, EXCHANGE_LISTINGS, expirationsFor } from "../../devkit/generator/market";
+import { Random } from "../../devkit/generator/random";
+import { buildUniverse } from "../../devkit/generator/universe";
 
 const SESSION = "2026-11-20";
 

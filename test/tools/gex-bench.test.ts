@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { benchGex } from "../../scripts/bench/gex-analytics";
+import { benchGex } from "../../bench/gex-analytics";
 
 describe("GEX micro-benchmark", () => {
   // Its timings are `npm run bench`'s to report; a test only checks that it measures the right work.

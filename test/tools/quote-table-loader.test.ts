@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { writeQuoteTable } from "../../scripts/loaders/write-quote-table";
-import { openBackend, type SqlBackend } from "../../scripts/sql-endpoint/sql-backend";
-import { parseQuoteTable } from "../../scripts/loaders/cboe-quote-table";
+import { writeQuoteTable } from "../../ingest/sources/cboe/write-quote-table";
+import { openBackend, type SqlBackend } from "../../ingest/db/sql-backend";
+import { parseQuoteTable } from "../../ingest/sources/cboe/quote-table";
 
 const excerpt = readFileSync("test/fixtures/cboe/SPX_2022-02-04_excerpt.csv", "utf8");
 const malformed = readFileSync("test/fixtures/cboe/SPX_malformed_rows.csv", "utf8");

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { screenerReference } from "../../scripts/docs/screener-reference";
+import { screenerReference } from "../../scripts/codegen/screener-reference";
 import { buildOpenApiDocument } from "../../src/openapi/document";
 import { routes } from "../../src/routes";
 import { ACCEPTED_FIELD_NAMES } from "../../src/screener/fields";

@@ -1,10 +1,10 @@
 import { createServer, request, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "../../scripts/lib/free-port";
-import { startStripeStandIn } from "../../scripts/lib/stripe-dev-server";
+import { freePort } from "../../devkit/free-port";
+import { startStripeStandIn } from "../../devkit/stripe/stripe-dev-server";
 
 /**
- * The local Stripe stand-in of `npm run dev` (scripts/lib/stripe-dev-server.ts) sets subscriptions,
+ * The local Stripe stand-in of `npm run dev` (devkit/stripe/stripe-dev-server.ts) sets subscriptions,
  * and so plans, on request: like the local SQL endpoint, it serves only its own clients.
  */
 const KEY = "sk_test_stand_in_0123456789abcdef";

@@ -4,10 +4,10 @@ import { describe, expect, it } from "vitest";
 import { bsm } from "../../src/analytics/black-scholes";
 import { classifyFill } from "../../src/analytics/flow";
 import { impliedVolatility } from "../../src/analytics/implied-volatility";
-import { parseCboeTrades, type CboeTrade } from "../../scripts/loaders/cboe-trades";
+import { parseCboeTrades, type CboeTrade } from "../../ingest/sources/cboe/trades";
 import { classifyTrades, sessionSpots, type FlowPrint, type StoredQuote } from "../../ingest/flow/classify-trades";
 import { flowContext, writeFlowPrints } from "../../ingest/flow/store-prints";
-import { openBackend } from "../../scripts/sql-endpoint/sql-backend";
+import { openBackend } from "../../ingest/db/sql-backend";
 
 /** 259 real prints of 11 VIX contracts (see test/fixtures/cboe/README.md); fixture line = `line`. */
 const excerpt = readFileSync("test/fixtures/cboe/VIX_2016-06-01_trades_excerpt.csv", "utf8");
