@@ -1,7 +1,6 @@
 import { generateAdminToken } from "../src/domain/admin-token";
 import { SUBSCRIPTION_STATUSES } from "../src/domain/subscription-status";
-import type { AdminAccount, CreateAccountInput, SetSubscriptionInput } from "../src/routes/admin/accounts";
-import type { AdminKey, AdminKeys, NewKey } from "../src/routes/admin/keys";
+import type { AdminAccount, CreateAccountInput, SetSubscriptionInput, AdminKey, AdminKeys, NewKey } from "../src/routes/admin/contracts";
 import { AdminClient, type AdminResult } from "../ingest/admin-api/admin-client";
 
 const USAGE = `usage: npm run admin -- <command> [--json]

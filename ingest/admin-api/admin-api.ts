@@ -1,6 +1,12 @@
-import type { AdminAccount, CreateAccountInput, SetSubscriptionInput } from "../../src/routes/admin/accounts";
-import type { AdminKey, AdminKeys, NewKey } from "../../src/routes/admin/keys";
-import type { SnapshotRefresh } from "../../src/routes/admin/market";
+import type {
+  AdminAccount,
+  CreateAccountInput,
+  SetSubscriptionInput,
+  AdminKey,
+  AdminKeys,
+  NewKey,
+  SnapshotRefresh,
+} from "../../src/routes/admin/contracts";
 
 /**
  * The one typed client of the Worker's admin API, typed by the admin routes' own schemas. It

@@ -1,4 +1,4 @@
-import { tradedScope } from "../../src/market/snapshot";
+import { tradedScope } from "../../src/market/scopes";
 import type { TypedQuery } from "./database";
 
 /**

@@ -1,5 +1,5 @@
 import { addDays } from "../../src/domain/calendar";
-import { MARKET_WIDE } from "../../src/market/snapshot";
+import { MARKET_WIDE } from "../../src/market/scopes";
 import type { VendorCompany, VendorDividend, VendorEarnings } from "../../src/vendors/fundamentals-provider";
 import type { IngestDatabase, TypedQuery } from "../db/database";
 import { bumpScopes } from "../db/versions";

@@ -9,7 +9,7 @@ import { bulkInsert, copyColumns, type InsertRow } from "../db/bulk-insert";
 import type { CopyColumn, CopyRows, CopyValue, IngestDatabase, TypedQuery } from "../db/database";
 import { isPending, readPositions, writeAtPositions } from "../db/positions";
 import { bumpScopes, contractScopes } from "../db/versions";
-import { MARKET_IV } from "../../src/market/snapshot";
+import { MARKET_IV } from "../../src/market/scopes";
 import { markSql } from "./mark";
 import { OptionBook } from "./option-book";
 import { partitionCuts } from "../screener/partitions";

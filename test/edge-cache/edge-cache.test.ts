@@ -7,7 +7,7 @@ import { chainRoute } from "../../src/routes/quotes-and-options/chain";
 import { gexRoute } from "../../src/routes/gamma-exposure/gex";
 import { topIvRoute } from "../../src/routes/volatility/top-iv";
 import { earningsRoute } from "../../src/routes/calendars/earnings";
-import { MARKET_IV } from "../../src/market/snapshot";
+import { MARKET_IV } from "../../src/market/scopes";
 import { admin, bearer, newAccount } from "../support/accounts";
 import { contractBody } from "../support/contract";
 import { sampleRequests } from "../support/sample-requests";

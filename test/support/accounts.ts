@@ -1,6 +1,5 @@
 import { AdminApi, bodyOf } from "../../ingest/admin-api/admin-api";
-import type { CreateAccountInput } from "../../src/routes/admin/accounts";
-import type { NewKey } from "../../src/routes/admin/keys";
+import type { CreateAccountInput, NewKey } from "../../src/routes/admin/contracts";
 import { call } from "./worker";
 
 /** The admin token of vitest.config.ts. */

@@ -1,6 +1,6 @@
 import { sha256Hex } from "../../src/crypto/sha256";
 import { newSessionToken } from "../../src/dashboard/sessions";
-import type { CreateAccountInput } from "../../src/routes/admin/accounts";
+import type { CreateAccountInput } from "../../src/routes/admin/contracts";
 import { admin, bodyOf, newAccount, type TestAccount } from "./accounts";
 import { controlSql } from "./market-db";
 import { call, testEnv } from "./worker";

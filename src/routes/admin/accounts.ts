@@ -1,36 +1,8 @@
 import { z } from "zod";
-import { SUBSCRIPTION_STATUSES } from "../../domain/subscription-status";
 import { defineRoute } from "../../http/route";
+import { accountName, AdminAccountSchema, CreateAccountBody, SetSubscriptionBody } from "./contracts";
 import { unwrap } from "./results";
 import { services } from "../../services";
-
-const accountName = z
-  .string()
-  .trim()
-  .min(1)
-  .max(100)
-  .regex(/^[\w.@-]+$/, "letters, digits, . @ _ - only");
-const status = z.enum(SUBSCRIPTION_STATUSES);
-const plan = z.string().min(1).max(40);
-
-export const CreateAccountBody = z.object({
-  name: accountName,
-  status: status.or(z.literal("none")).optional(),
-  plan: plan.optional(),
-  trialEnded: z.boolean().optional(),
-});
-export type CreateAccountInput = z.input<typeof CreateAccountBody>;
-
-export const SetSubscriptionBody = z.object({ status, plan: plan.optional(), trialEnded: z.boolean().optional() });
-export type SetSubscriptionInput = z.input<typeof SetSubscriptionBody>;
-
-export const AdminAccountSchema = z.object({
-  id: z.int(),
-  name: z.string(),
-  createdAt: z.string(),
-  subscription: z.object({ plan: z.string(), status: z.string(), trialEnd: z.string().nullable() }).nullable(),
-});
-export type AdminAccount = z.infer<typeof AdminAccountSchema>;
 
 export const createAccountRoute = defineRoute({
   method: "post",

@@ -1,18 +1,10 @@
 import { z } from "zod";
 import { defineRoute } from "../../http/route";
+import { NewKeySchema, AdminKeySchema, AdminKeysSchema } from "./contracts";
 import { unwrap } from "./results";
 import { services } from "../../services";
 
 const accountParams = z.object({ name: z.string().trim().min(1).max(100) });
-
-export const NewKeySchema = z.object({ id: z.int(), key: z.string().describe("Shown once."), prefix: z.string() });
-export type NewKey = z.infer<typeof NewKeySchema>;
-
-export const AdminKeySchema = z.object({ id: z.int(), prefix: z.string(), createdAt: z.string(), revokedAt: z.string().nullable() });
-export type AdminKey = z.infer<typeof AdminKeySchema>;
-
-export const AdminKeysSchema = z.array(AdminKeySchema);
-export type AdminKeys = z.infer<typeof AdminKeysSchema>;
 
 export const createKeyRoute = defineRoute({
   method: "post",

@@ -1,10 +1,7 @@
-import { z } from "zod";
 import { defineRoute } from "../../http/route";
+import { SnapshotRefreshSchema } from "./contracts";
 import { refreshVersions } from "../../edge-cache/market-versions";
 import { services } from "../../services";
-
-export const SnapshotRefreshSchema = z.object({ version: z.number(), asOf: z.string().nullable() });
-export type SnapshotRefresh = z.infer<typeof SnapshotRefreshSchema>;
 
 /** After a load: the edge that receives this serves the new versions on its next request, every edge within 15 s. */
 export const refreshSnapshotRoute = defineRoute({

@@ -4,7 +4,7 @@ import { defineRoute } from "../../http/route";
 import { readDividends, type DividendEvent } from "../../market/calendars";
 import { snapshotResponse } from "../../edge-cache/snapshot-response";
 import { calendarEnvelope, calendarLimit, calendarPage, calendarQueryShape, calendarWindow } from "./calendar-query";
-import { MARKET_WIDE } from "../../market/snapshot";
+import { MARKET_WIDE } from "../../market/scopes";
 
 export const DividendEventSchema = z.object({
   symbol: z.string(),

@@ -3,7 +3,7 @@ import { defineRoute } from "../../http/route";
 import { readEarnings, type EarningsEvent } from "../../market/calendars";
 import { snapshotResponse } from "../../edge-cache/snapshot-response";
 import { calendarEnvelope, calendarLimit, calendarPage, calendarQueryShape, calendarWindow } from "./calendar-query";
-import { MARKET_WIDE } from "../../market/snapshot";
+import { MARKET_WIDE } from "../../market/scopes";
 
 export const EarningsEventSchema = z.object({
   symbol: z.string(),

@@ -7,7 +7,7 @@ import { defineRoute } from "../../http/route";
 import { readOptionQuotes } from "../../market/option-quotes";
 import { parameterKey } from "../../edge-cache/derived-cache";
 import { snapshotResponse } from "../../edge-cache/snapshot-response";
-import { tradedScope } from "../../market/snapshot";
+import { tradedScope } from "../../market/scopes";
 import { OptionQuoteSchema, toOptionQuote } from "./option-contract";
 
 /** What the description states: the limit of the customer plans. */

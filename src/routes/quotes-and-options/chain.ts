@@ -13,7 +13,7 @@ import { defineRoute } from "../../http/route";
 import { readChainPage, type ChainFilter, type ChainKey } from "../../market/chain";
 import { parameterKey } from "../../edge-cache/derived-cache";
 import { snapshotResponse } from "../../edge-cache/snapshot-response";
-import { tradedScope } from "../../market/snapshot";
+import { tradedScope } from "../../market/scopes";
 import { encodeCursor, queryDigest } from "../../pagination/cursor";
 import { OptionQuoteSchema, toOptionQuote } from "./option-contract";
 

@@ -5,7 +5,7 @@ import { ApiError } from "../../http/errors";
 import { defineRoute } from "../../http/route";
 import { readOptionQuotes } from "../../market/option-quotes";
 import { snapshotResponse } from "../../edge-cache/snapshot-response";
-import { tradedScope } from "../../market/snapshot";
+import { tradedScope } from "../../market/scopes";
 import { OptionQuoteSchema, toOptionQuote, type OptionQuote } from "./option-contract";
 
 export const optionQuoteRoute = defineRoute({

@@ -6,7 +6,7 @@ import { defineRoute } from "../../http/route";
 import { snapshotResponse } from "../../edge-cache/snapshot-response";
 import { readIvRankings, type IvRankingRow } from "../../market/volatility";
 import { ivPercent } from "./iv-units";
-import { MARKET_IV } from "../../market/snapshot";
+import { MARKET_IV } from "../../market/scopes";
 
 const DEFAULT_LIMIT = 20;
 const MAX_LIMIT = 100;
