@@ -1,38 +1,47 @@
 import { randomBytes } from "node:crypto";
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
-import { freePort } from "./devkit/free-port";
+import { reservePort, unboundPort } from "./devkit/listen";
 import { TEST_CLOCK } from "./test/support/test-clock";
 import { MATRIX_MARKETS, matrixCacheBinding } from "./test/support/date-matrix";
 import { testDatabaseRefusal } from "./test/support/test-database";
 
-/** Tests that run in Node rather than workerd: by folder (the tools) or by suffix. */
-const NODE_TESTS = ["test/tools/**/*.test.ts", "test/**/*.{node,browser,http}.test.ts"];
+/**
+ * The tiers (docs/development.md, "Tests"), by suffix. Unit: plain Node, no global setup (pure code,
+ * and queries against an in-process PGlite). Database: Node tests that own their database on the chosen
+ * engine (ingest writers, the feed, the CLIs). Workers: the Worker in workerd on the seeded database
+ * (the default suffix). System: the Worker under `wrangler dev`, `npm run dev`, Chromium.
+ */
+const UNIT_TESTS = ["test/**/*.unit.test.ts"];
+const DATABASE_TESTS = ["test/**/*.db.test.ts"];
+const SYSTEM_TESTS = ["test/**/*.{node,browser,http}.test.ts"];
 /** Workerd tests that change shared tables in ways no concurrent test may see: they run alone, after all others. */
 const ALONE_TESTS = ["test/**/*.alone.test.ts"];
+/** The seeded databases, their SQL endpoints and the vendor stand-ins: only the tiers that need them start them. */
+const STACK = "./test/support/global-setup.ts";
 
 export default defineConfig(async () => {
   // Before anything is set up: the suite never touches DATABASE_URL's database, nor one not named as a test database.
   const refusal = testDatabaseRefusal(process.env);
   if (refusal) throw new Error(refusal);
-  // The local SQL endpoint (started by the global setup) must have a known port before the
-  // Worker's bindings are fixed.
-  const sqlPort = Number(process.env.TEST_SQL_PORT) || (await freePort());
+  // The local SQL endpoints and stand-ins (started by the global setup) must have known ports before the Worker's
+  // bindings are fixed: each is bound here and kept bound until its server takes the socket over (devkit/listen.ts).
+  const sqlPort = Number(process.env.TEST_SQL_PORT) || (await reservePort());
   process.env.TEST_SQL_PORT = String(sqlPort);
-  const deadPort = await freePort();
+  const deadPort = await unboundPort();
   // A second endpoint whose database tests stop and start (test/support/database-outage.ts).
-  const outagePort = Number(process.env.TEST_OUTAGE_SQL_PORT) || (await freePort());
+  const outagePort = Number(process.env.TEST_OUTAGE_SQL_PORT) || (await reservePort());
   process.env.TEST_OUTAGE_SQL_PORT = String(outagePort);
   // The same database as far away as Neon's region is from the edge (test/edge-cache/edge-cache.http.test.ts).
-  process.env.TEST_DISTANT_SQL_PORT = String(Number(process.env.TEST_DISTANT_SQL_PORT) || (await freePort()));
+  process.env.TEST_DISTANT_SQL_PORT = String(Number(process.env.TEST_DISTANT_SQL_PORT) || (await reservePort()));
   // The date matrix's markets, one local SQL endpoint each (test/support/date-matrix.ts).
   const matrixPorts = process.env.TEST_MATRIX_PORTS
     ? process.env.TEST_MATRIX_PORTS.split(",").map(Number)
-    : await Promise.all(MATRIX_MARKETS.map(() => freePort()));
+    : await Promise.all(MATRIX_MARKETS.map(() => reservePort()));
   process.env.TEST_MATRIX_PORTS = matrixPorts.join(",");
-  const vendorPort = Number(process.env.TEST_VENDOR_PORT) || (await freePort());
+  const vendorPort = Number(process.env.TEST_VENDOR_PORT) || (await reservePort());
   process.env.TEST_VENDOR_PORT = String(vendorPort);
-  const stripePort = Number(process.env.TEST_STRIPE_PORT) || (await freePort());
+  const stripePort = Number(process.env.TEST_STRIPE_PORT) || (await reservePort());
   process.env.TEST_STRIPE_PORT = String(stripePort);
   // The local endpoints accept only connection strings with this run's password.
   const sqlPassword = process.env.TEST_SQL_PASSWORD || randomBytes(16).toString("hex");
@@ -73,9 +82,9 @@ export default defineConfig(async () => {
   };
   return {
     test: {
-      // One local SQL endpoint for the whole run, shared by both projects.
-      globalSetup: ["./test/support/global-setup.ts"],
       projects: [
+        { test: { name: "unit", include: UNIT_TESTS, environment: "node", testTimeout: 60_000 } },
+        { test: { name: "database", include: DATABASE_TESTS, environment: "node", testTimeout: 60_000 } },
         // The Worker, its analytics and its data path, inside workerd. Files share their worker's isolate (the Worker
         // is imported once per worker, not once per file), so a fixture that changes market data publishes a new
         // snapshot, as a load does, and caches outlive the file that filled them.
@@ -84,24 +93,31 @@ export default defineConfig(async () => {
           test: {
             name: "workers",
             include: ["test/**/*.test.ts"],
-            exclude: [...NODE_TESTS, ...ALONE_TESTS],
+            exclude: [...UNIT_TESTS, ...DATABASE_TESTS, ...SYSTEM_TESTS, ...ALONE_TESTS],
+            globalSetup: [STACK],
             testTimeout: 30_000,
             isolate: false,
           },
         },
         {
           plugins: [cloudflareTest(workerd)],
-          test: { name: "workers-alone", include: ALONE_TESTS, testTimeout: 30_000, isolate: false, sequence: { groupOrder: 1 } },
+          test: {
+            name: "workers-alone",
+            include: ALONE_TESTS,
+            globalSetup: [STACK],
+            testTimeout: 30_000,
+            isolate: false,
+            sequence: { groupOrder: 1 },
+          },
         },
-        // Node-side: the tools (local SQL endpoint, generator, loaders, CLI, npm run dev), the Worker under
-        // `wrangler dev` over HTTP, the dashboard in Chromium, and Node-only validators.
+        // The running system: the Worker under `wrangler dev` over HTTP, `npm run dev`, the dashboard in Chromium.
         {
           test: {
-            name: "node",
-            include: NODE_TESTS,
+            name: "system",
+            include: SYSTEM_TESTS,
             environment: "node",
             testTimeout: 60_000,
-            globalSetup: ["./test/support/shared-worker.ts"],
+            globalSetup: [STACK, "./test/support/shared-worker.ts"],
           },
         },
       ],

@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { generateAdminToken } from "../src/domain/admin-token";
 import { AdminClient } from "../ingest/admin-api/admin-client";
-import { freePort } from "../devkit/free-port";
 import { startWorker, waitUntilUp, type WorkerProcess } from "../devkit/worker-process";
 import { startNeonHttpServer, type NeonHttpServer } from "../devkit/neon-endpoint/neon-http-server";
 import type { SqlBackend } from "../ingest/db/sql-backend";
@@ -27,8 +26,7 @@ export class BenchStacks {
   /** A Worker under `wrangler dev` with its own local SQL endpoint `rtt` ms away, over the same database; waits until it answers. */
   async start(rtt: number): Promise<Started> {
     const sql = await startNeonHttpServer(this.backend, { password: this.sqlPassword, latencyMs: rtt });
-    const worker = startWorker({
-      port: await freePort(),
+    const worker = await startWorker({
       sqlPort: sql.port,
       sqlPassword: this.sqlPassword,
       vars: { BENCH_FLOOR: "true", ADMIN_TOKEN: this.adminToken },

@@ -5,7 +5,8 @@ import { generateAdminToken, isWellFormedAdminToken } from "../src/domain/admin-
 import { AdminClient, DEV_ADMIN_TOKEN_FILE, DEV_ADMIN_URL_FILE } from "../ingest/admin-api/admin-client";
 import { databaseUrl, DEV_DATA_DIR, DEV_DIR, MIGRATIONS_DIR } from "../ingest/cli/config";
 import { ensureDemoKey } from "./demo-account";
-import { DEV_DEMO_LOGIN, startDevOidcProvider } from "./oidc/oidc-dev-provider";
+import { DEV_DEMO_LOGIN, DEV_OIDC_CLIENT_ID, startDevOidcProvider } from "./oidc/oidc-dev-provider";
+import { reservePort } from "./listen";
 import { startNeonHttpServer } from "./neon-endpoint/neon-http-server";
 import { holdsMarketData, seedMarket } from "./generator/seed-market";
 import { openBackend } from "../ingest/db/sql-backend";
@@ -88,47 +89,31 @@ async function main(): Promise<void> {
   // NEON_LATENCY_MS: make the database as far away as Neon's region is from the edge.
   const sqlServer = await startNeonHttpServer(backend, { password: sqlPassword, latencyMs: Number(process.env.NEON_LATENCY_MS ?? 0) });
   running.push({ name: "local SQL endpoint", stop: () => sqlServer.close() });
-  const port = Number(process.env.PORT ?? 8787);
   // Kept across runs so `npm run admin` keeps working (one of an older format is replaced).
   const adminToken = keptSecret(DEV_ADMIN_TOKEN_FILE, isWellFormedAdminToken, generateAdminToken);
-  // The dashboard signs in against a real OpenID provider of its own, next to the API.
-  const oidc = await startDevOidcProvider({
-    port: Number(process.env.OIDC_PORT ?? port + 1),
-    redirectUris: [`http://127.0.0.1:${port}/dashboard/callback`, `http://localhost:${port}/dashboard/callback`],
-  });
-  running.push({ name: "OpenID provider", stop: () => oidc.close() });
-  // Billing against a local stand-in for Stripe: its Checkout and portal pages send signed webhooks to the Worker.
+  // The Worker is given the OpenID provider's and the Stripe stand-in's URLs, and they the Worker's (redirect URIs,
+  // webhook URL): their ports are bound first, the Worker's is known once wrangler has bound it (PORT=0: any free one).
+  const oidcPort = Number(process.env.OIDC_PORT || 0) || (await reservePort());
+  const oidcSecret = randomBytes(24).toString("hex");
+  const stripePort = Number(process.env.STRIPE_PORT || 0) || (await reservePort());
   const webhookSecret = keptSecret(
     DEV_STRIPE_WEBHOOK_SECRET_FILE,
     (text) => /^whsec_[A-Za-z0-9]{32,}$/.test(text),
     () => `whsec_${randomBytes(24).toString("hex")}`,
   );
-  const stripe = await startStripeStandIn({
-    port: Number(process.env.STRIPE_PORT ?? port + 2),
-    secretKey: DEV_STRIPE_SECRET_KEY,
-    webhook: { url: `http://127.0.0.1:${port}/webhooks/stripe`, secret: webhookSecret },
-  });
-  running.push({
-    name: "Stripe stand-in",
-    stop: () =>
-      new Promise<void>((resolve) => {
-        stripe.closeAllConnections();
-        stripe.close(() => resolve());
-      }),
-  });
-  const worker = startWorker({
-    port,
+  const worker = await startWorker({
+    port: Number(process.env.PORT ?? 8787),
     sqlPort: sqlServer.port,
     sqlPassword,
     vars: {
       ADMIN_TOKEN: adminToken,
-      OIDC_ISSUER: oidc.issuer,
-      OIDC_CLIENT_ID: oidc.clientId,
-      OIDC_CLIENT_SECRET: oidc.clientSecret,
+      OIDC_ISSUER: `http://127.0.0.1:${oidcPort}`,
+      OIDC_CLIENT_ID: DEV_OIDC_CLIENT_ID,
+      OIDC_CLIENT_SECRET: oidcSecret,
       STRIPE_SECRET_KEY: DEV_STRIPE_SECRET_KEY,
       STRIPE_WEBHOOK_SECRET: webhookSecret,
       STRIPE_PRICE_BASIC: DEV_STRIPE_PRICE_BASIC,
-      STRIPE_API_URL: stripe.url,
+      STRIPE_API_URL: `http://127.0.0.1:${stripePort}`,
       // Replaying a past file: `MARKET_CLOCK=2022-02-04T15:45:00-05:00 npm run dev`.
       ...(process.env.MARKET_CLOCK ? { MARKET_CLOCK: process.env.MARKET_CLOCK } : {}),
     },
@@ -141,6 +126,28 @@ async function main(): Promise<void> {
   worker.child.on("exit", (code) => {
     if (!stopped) console.error(`wrangler dev exited (${code ?? "signal"}); stopping everything`);
     void stopAll(code ?? 1);
+  });
+  // The dashboard signs in against a real OpenID provider of its own, next to the API.
+  const workerPort = new URL(worker.url).port;
+  const oidc = await startDevOidcProvider({
+    port: oidcPort,
+    clientSecret: oidcSecret,
+    redirectUris: [`http://127.0.0.1:${workerPort}/dashboard/callback`, `http://localhost:${workerPort}/dashboard/callback`],
+  });
+  running.push({ name: "OpenID provider", stop: () => oidc.close() });
+  // Billing against a local stand-in for Stripe: its Checkout and portal pages send signed webhooks to the Worker.
+  const stripe = await startStripeStandIn({
+    port: stripePort,
+    secretKey: DEV_STRIPE_SECRET_KEY,
+    webhook: { url: `${worker.url}/webhooks/stripe`, secret: webhookSecret },
+  });
+  running.push({
+    name: "Stripe stand-in",
+    stop: () =>
+      new Promise<void>((resolve) => {
+        stripe.closeAllConnections();
+        stripe.close(() => resolve());
+      }),
   });
 
   await waitUntilUp(`${worker.url}/health`, 120_000);

@@ -23,12 +23,14 @@ export function lockoutState(persistTo: string): string {
 }
 
 /**
- * Runs the Worker under `wrangler dev` against the local Neon endpoint on `sqlPort`. Durable
+ * Runs the Worker under `wrangler dev` against the local Neon endpoint on `sqlPort`, and resolves once
+ * wrangler has bound its port (with its URL; `waitUntilUp` then waits for the Worker to answer). Durable
  * Object and KV state go to `persistTo` (default: a fresh temporary folder), so they never
  * outlive the database they describe.
  */
-export function startWorker(options: {
-  port: number;
+export async function startWorker(options: {
+  /** 0 (the default): a port the system picks, read back from wrangler's "Ready on" line; nothing can take it in between. */
+  port?: number;
   sqlPort: number;
   /** The local SQL endpoint's per-run password (it refuses connection strings without it). */
   sqlPassword: string;
@@ -41,7 +43,7 @@ export function startWorker(options: {
    * token it generated, are then never refused for tokens mistyped into an earlier run.
    */
   forgetLockouts?: boolean;
-}): WorkerProcess {
+}): Promise<WorkerProcess> {
   if (options.forgetLockouts && options.persistTo) rmSync(lockoutState(options.persistTo), { recursive: true, force: true });
   const dbUrl = (name: string) => `postgresql://app:${encodeURIComponent(options.sqlPassword)}@127.0.0.1:${options.sqlPort}/${name}`;
   const vars: Record<string, string> = {
@@ -72,7 +74,7 @@ export function startWorker(options: {
       "--ip",
       "127.0.0.1",
       "--port",
-      String(options.port),
+      String(options.port ?? 0),
       "--show-interactive-dev-session=false",
       "--persist-to",
       options.persistTo ?? mkdtempSync(join(tmpdir(), "ods-wrangler-")),
@@ -80,19 +82,51 @@ export function startWorker(options: {
       varsFile,
     ],
     {
-      stdio: ["ignore", options.quiet ? "ignore" : "inherit", options.quiet ? "ignore" : "inherit"],
+      stdio: ["ignore", "pipe", "pipe"],
       // No telemetry, and no fetch of the `Request.cf` object from Cloudflare (unreachable offline, noisy when it fails).
       env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
     },
   );
   child.on("exit", () => rmSync(varsDir, { recursive: true, force: true }));
-  return {
-    child,
-    url: `http://127.0.0.1:${options.port}`,
-    stop: () => {
-      if (child.exitCode === null) child.kill("SIGTERM");
-    },
+  const stop = () => {
+    if (child.exitCode === null) child.kill("SIGTERM");
   };
+  try {
+    return { child, url: await readyUrl(child, options.quiet ?? false), stop };
+  } catch (error) {
+    stop();
+    throw error;
+  }
+}
+
+/** How long wrangler may take to bind its port (a cold start bundles the Worker first). */
+const READY_TIMEOUT_MS = 120_000;
+
+/** The URL of wrangler's "Ready on …" line; its output passed on unless `quiet`, its last lines in the error if it ends first. */
+function readyUrl(child: ChildProcess, quiet: boolean): Promise<string> {
+  let tail = "";
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`wrangler dev was not ready within ${READY_TIMEOUT_MS} ms:\n${tail}`)),
+      READY_TIMEOUT_MS,
+    );
+    timer.unref();
+    const read = (into: NodeJS.WriteStream) => (chunk: Buffer) => {
+      if (!quiet) into.write(chunk);
+      tail = (tail + chunk.toString()).slice(-4_000);
+      const ready = /Ready on (http:\/\/[\w.:[\]]+)/.exec(tail.replace(/\x1b\[[0-9;]*m/g, ""));
+      if (ready) {
+        clearTimeout(timer);
+        resolve(ready[1] as string);
+      }
+    };
+    child.stdout?.on("data", read(process.stdout));
+    child.stderr?.on("data", read(process.stderr));
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`wrangler dev ended (exit ${code}) before it was ready:\n${tail}`));
+    });
+  });
 }
 
 /** Resolves once `url` answers, or rejects after `timeoutMs`. */

@@ -1,6 +1,6 @@
 import { timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { listenOn } from "../listen";
 import {
   DatabaseUnavailableError,
   sqlState,
@@ -270,14 +270,10 @@ export async function startNeonHttpServer(backend: SqlBackend, access: EndpointA
   const trips = new RoundTrips();
   const server = createServer(neonHttpListener(backend, access, trips));
   server.keepAliveTimeout = 30_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, "127.0.0.1", resolve);
-  });
   return {
     trips,
     server,
-    port: (server.address() as AddressInfo).port,
+    port: await listenOn(server, port),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

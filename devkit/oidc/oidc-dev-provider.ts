@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
-import type { Server } from "node:http";
+import { createServer } from "node:http";
 import Provider from "oidc-provider";
+import { listenOn, reservePort } from "../listen";
 
 /** The local provider's one client: the dashboard of `npm run dev` and of the tests. */
 export const DEV_OIDC_CLIENT_ID = "ods-dashboard-dev";
@@ -21,9 +22,16 @@ export interface DevOidcProvider {
  * password; the login becomes the subject, and an email address (or login@example.test) the
  * `email` claim.
  */
-export async function startDevOidcProvider(options: { port: number; redirectUris: string[] }): Promise<DevOidcProvider> {
-  const issuer = `http://127.0.0.1:${options.port}`;
-  const clientSecret = randomBytes(24).toString("hex");
+export async function startDevOidcProvider(options: {
+  port?: number;
+  redirectUris: string[];
+  /** The client's secret, when the dashboard was configured before the provider started; else a new one. */
+  clientSecret?: string;
+}): Promise<DevOidcProvider> {
+  // The issuer names the port, so it is bound before the provider exists (0 or none: one the system picks).
+  const port = options.port || (await reservePort());
+  const issuer = `http://127.0.0.1:${port}`;
+  const clientSecret = options.clientSecret ?? randomBytes(24).toString("hex");
   const provider = new Provider(issuer, {
     clients: [
       {
@@ -45,9 +53,8 @@ export async function startDevOidcProvider(options: { port: number; redirectUris
       claims: () => ({ sub: id, email: id.includes("@") ? id : `${id}@example.test`, email_verified: true }),
     }),
   });
-  const server: Server = await new Promise((resolve) => {
-    const s = provider.listen(options.port, "127.0.0.1", () => resolve(s));
-  });
+  const server = createServer(provider.callback());
+  await listenOn(server, port);
   return {
     issuer,
     clientId: DEV_OIDC_CLIENT_ID,

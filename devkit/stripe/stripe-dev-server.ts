@@ -1,6 +1,7 @@
 import { createHmac, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server } from "node:http";
+import { listenOn, reservePort } from "../listen";
 import { stripeEvent } from "./stripe-event";
 
 const fixture = (name: string) => readFileSync(new URL(`../../test/fixtures/stripe/${name}`, import.meta.url), "utf8");
@@ -42,7 +43,8 @@ export function stripeSignatureHeader(payload: string, secret: string, timestamp
 }
 
 export interface StripeStandInOptions {
-  port: number;
+  /** 0 or unset: a port the system picks (`url` names it). */
+  port?: number;
   /** The only secret key the API accepts (`Authorization: Bearer …`). */
   secretKey: string;
   /**
@@ -110,8 +112,10 @@ function refusal(req: IncomingMessage, secretKey: string): [number, string] | nu
  * page ("Cancel subscription") cancels the customer's subscriptions and delivers
  * `customer.subscription.deleted`.
  */
-export function startStripeStandIn(options: StripeStandInOptions): Promise<Server & { url: string }> {
-  const base = `http://127.0.0.1:${options.port}`;
+export async function startStripeStandIn(options: StripeStandInOptions): Promise<Server & { url: string }> {
+  // Its pages name the port, so it is bound first (0 or none: one the system picks).
+  const port = options.port || (await reservePort());
+  const base = `http://127.0.0.1:${port}`;
   const received: { path: string; body: string }[] = [];
   const subscriptions = new Map<string, SubscriptionState>();
   const checkouts = new Map<string, CheckoutSession>();
@@ -283,8 +287,6 @@ export function startStripeStandIn(options: StripeStandInOptions): Promise<Serve
       });
     });
   });
-  return new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port, "127.0.0.1", () => resolve(Object.assign(server, { url: base })));
-  });
+  await listenOn(server, port);
+  return Object.assign(server, { url: base });
 }

@@ -1,6 +1,6 @@
 // DBN v3 encoding of the records this pipeline reads — what the generator writes as a vendor
 // stream and the local gateway serves. The layouts are the decoder's (binary-records.ts); a
-// round trip through `DbnDecoder` checks every field (test/ingest/dbn-encode.node.test.ts).
+// round trip through `DbnDecoder` checks every field (test/ingest/dbn-encode.unit.test.ts).
 import { DEFINITION_V3 } from "./binary-records";
 import { SCHEMAS, STYPES } from "./enums";
 import { FIXED_PRICE_SCALE, UNDEF_PRICE, UNDEF_STAT_QUANTITY_V3, UNDEF_TIMESTAMP } from "./fixed-point";

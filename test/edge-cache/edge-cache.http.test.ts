@@ -1,7 +1,6 @@
 import { generateAdminToken } from "../../src/domain/admin-token";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AdminClient } from "../../ingest/admin-api/admin-client";
-import { freePort } from "../../devkit/free-port";
 import { startWorker, waitUntilUp, type WorkerProcess } from "../../devkit/worker-process";
 import { DISTANT_RTT_MS, endpointTrips } from "../support/distant-endpoint";
 import { testSqlPassword } from "../support/sql-password";
@@ -21,8 +20,7 @@ let key: string;
 const marketTrips = () => endpointTrips(SQL_PORT, "market");
 
 beforeAll(async () => {
-  worker = startWorker({
-    port: await freePort(),
+  worker = await startWorker({
     sqlPort: SQL_PORT,
     sqlPassword: testSqlPassword(),
     vars: { ADMIN_TOKEN: TOKEN },

@@ -7,7 +7,7 @@ import { sql } from "drizzle-orm";
 import { DrizzleQueryError } from "drizzle-orm/errors";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "../../devkit/free-port";
+import { unboundPort } from "../../devkit/listen";
 import { startNeonHttpServer, type NeonHttpServer } from "../../devkit/neon-endpoint/neon-http-server";
 import { DatabaseUnavailableError, openBackend, type SqlBackend } from "../../ingest/db/sql-backend";
 import { forRpc, isDatabaseUnavailable } from "../../src/db/errors";
@@ -95,7 +95,7 @@ describe("the local endpoint reports a database that is not there as Neon does",
   });
 
   it("answers 500 Couldn't connect to compute node when PostgreSQL refuses connections", async () => {
-    const backend = await openBackend({ databaseUrl: `postgresql://postgres@127.0.0.1:${await freePort()}/none`, dataDir: "" });
+    const backend = await openBackend({ databaseUrl: `postgresql://postgres@127.0.0.1:${await unboundPort()}/none`, dataDir: "" });
     const port = await serve(backend);
     expect(await post(port, "select 1")).toEqual({ status: 500, body: neonBody("Couldn't connect to compute node") });
     expect(isDatabaseUnavailable(await driverError(port))).toBe(true);
@@ -229,7 +229,7 @@ describe("the Worker's mapping of the driver's errors", () => {
   });
 
   it("counts an endpoint that cannot be fetched as unavailable", async () => {
-    expect(isDatabaseUnavailable(await driverError(await freePort()))).toBe(true);
+    expect(isDatabaseUnavailable(await driverError(await unboundPort()))).toBe(true);
   });
 
   it("keeps the verdict across a Durable Object RPC, which carries only the message", async () => {

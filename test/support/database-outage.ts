@@ -2,6 +2,7 @@ import { testSqlPassword } from "./sql-password";
 import { createServer as createHttpServer, type Server } from "node:http";
 import { connect, createServer as createTcpServer, type AddressInfo, type Server as TcpServer, type Socket } from "node:net";
 import { neonHttpListener } from "../../devkit/neon-endpoint/neon-http-server";
+import { listenOn } from "../../devkit/listen";
 import { DatabaseUnavailableError, openBackend, type SqlBackend } from "../../ingest/db/sql-backend";
 
 /**
@@ -121,12 +122,8 @@ export async function startOutageEndpoint(shared: SqlBackend, databaseUrl: strin
       (err: unknown) => res.writeHead(500).end(String(err)),
     );
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, "127.0.0.1", resolve);
-  });
   return {
-    port: (server.address() as AddressInfo).port,
+    port: await listenOn(server, port),
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -1,5 +1,4 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { freePort } from "../../devkit/free-port";
 
 /** A start takes about 5 s here; this bounds a start that hangs, so its output is shown. */
 const START_TIMEOUT_MS = 90_000;
@@ -17,28 +16,12 @@ export interface DevRun {
 
 /**
  * Starts `npm run dev` as the README runs it, its state in `devDir` (`DEV_DIR`), always on PGlite
- * (an empty DATABASE_URL counts as unset), on free ports unless `env` names them; resolves once it
- * printed its demo key, or once it exited or hung.
+ * (an empty DATABASE_URL counts as unset), on ports the system picks unless `env` names them (its
+ * servers bind port 0 and it prints the URLs they got); resolves once it printed its demo key, or once
+ * it exited or hung.
  */
 export async function startDev(devDir: string, env: Record<string, string> = {}, args: string[] = []): Promise<DevRun> {
-  // A port found free can be taken by another process before wrangler binds it: new ports, once more.
-  for (let attempt = 1; ; attempt++) {
-    const run = await startOnce(devDir, env, args);
-    if (run.up || attempt === 3 || env.PORT || !/Address already in use/.test(run.output())) return run;
-    await run.exited;
-  }
-}
-
-async function startOnce(devDir: string, env: Record<string, string>, args: string[]): Promise<DevRun> {
-  const childEnv = {
-    ...process.env,
-    DEV_DIR: devDir,
-    PORT: String(await freePort()),
-    OIDC_PORT: String(await freePort()),
-    STRIPE_PORT: String(await freePort()),
-    DATABASE_URL: "",
-    ...env,
-  };
+  const childEnv = { ...process.env, DEV_DIR: devDir, PORT: "0", DATABASE_URL: "", ...env };
   const child = spawn("npm", ["run", "dev", "--silent", ...(args.length > 0 ? ["--", ...args] : [])], {
     env: childEnv,
     detached: true,
@@ -61,7 +44,7 @@ async function startOnce(devDir: string, env: Record<string, string>, args: stri
       void exited.then(() => clearInterval(poll));
     }),
   ]);
-  return { child, base: `http://127.0.0.1:${childEnv.PORT}`, output: () => text, exited, up };
+  return { child, base: /^\s*API\s+(http:\/\/\S+)$/m.exec(text)?.[1] ?? "", output: () => text, exited, up };
 }
 
 /** Ctrl-C, as a developer stops it: SIGINT to the whole process group; resolves once `npm run dev` has ended. */

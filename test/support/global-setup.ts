@@ -5,14 +5,14 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openBackend, type SqlBackend } from "../../ingest/db/sql-backend";
-import { startNeonHttpServer, type NeonHttpServer } from "../../devkit/neon-endpoint/neon-http-server";
+import { startNeonHttpServer } from "../../devkit/neon-endpoint/neon-http-server";
 import { resetDatabase } from "../../devkit/neon-endpoint/reset";
 import { seedMarket } from "../../devkit/generator/seed-market";
 import { readFileSync } from "node:fs";
 import { writeQuoteTable } from "../../ingest/sources/cboe/write-quote-table";
 import { parseQuoteTable } from "../../ingest/sources/cboe/quote-table";
 import type { Server } from "node:http";
-import { startOutageEndpoint, type OutageEndpoint } from "./database-outage";
+import { startOutageEndpoint } from "./database-outage";
 import { DISTANT_RTT_MS } from "./distant-endpoint";
 import { startVendorServer } from "./vendor-server";
 import { startStripeReplayServer } from "./stripe-server";
@@ -21,23 +21,47 @@ import { testDatabaseUrl } from "./test-database";
 /** The rate the SPX excerpt is loaded with (Feb 2022 T-bill yields were about 0.1-0.3%). */
 export const LOADED_FILE_RATE = 0.0025;
 
-let backend: SqlBackend | undefined;
-let server: NeonHttpServer | undefined;
-let distant: NeonHttpServer | undefined;
-let dataDir: string | undefined;
-let vendor: Server | undefined;
-let stripe: Server | undefined;
-let outage: OutageEndpoint | undefined;
-const matrix: { db: SqlBackend; server: NeonHttpServer }[] = [];
+interface Stack {
+  backend: SqlBackend;
+  dataDir?: string;
+  servers: { close(): Promise<void> }[];
+  databases: SqlBackend[];
+}
+
+/**
+ * The stack is shared by every project that names this setup (the workerd tiers and the system tier): each
+ * project's global setup runs this module, in the one main process, so the first starts it, the last stops it.
+ */
+const SHARED = Symbol.for("ods.test-stack");
+type Shared = { users: number; stack: Promise<Stack> };
+const shared = globalThis as unknown as Record<typeof SHARED, Shared | undefined>;
+
+export async function setup(): Promise<void> {
+  const current = (shared[SHARED] ??= { users: 0, stack: startStack() });
+  current.users++;
+  await current.stack;
+}
+
+export async function teardown(): Promise<void> {
+  const current = shared[SHARED];
+  if (!current || --current.users > 0) return;
+  shared[SHARED] = undefined;
+  const stack = await current.stack;
+  for (const server of stack.servers.reverse()) await server.close();
+  for (const db of stack.databases) await db.close();
+  await stack.backend.close();
+  if (stack.dataDir) rmSync(stack.dataDir, { recursive: true, force: true });
+}
 
 /**
  * Starts the local Neon endpoint the Worker under test talks to: PGlite by default, the
  * PostgreSQL server named by TEST_DATABASE_URL otherwise (its schema is dropped and rebuilt).
  */
-export async function setup(): Promise<void> {
+async function startStack(): Promise<Stack> {
   const databaseUrl = testDatabaseUrl();
-  if (!databaseUrl) dataDir = mkdtempSync(join(tmpdir(), "ods-test-"));
-  backend = await openBackend({ databaseUrl, dataDir: dataDir ?? "memory://" });
+  const dataDir = databaseUrl ? undefined : mkdtempSync(join(tmpdir(), "ods-test-"));
+  const backend = await openBackend({ databaseUrl, dataDir: dataDir ?? "memory://" });
+  const stack: Stack = { backend, dataDir, servers: [], databases: [] };
   await resetDatabase(backend);
   await backend.migrate("./drizzle");
   await seedMarket(backend, { size: "test", seed: 7, sessionDate: TEST_SESSION });
@@ -47,37 +71,36 @@ export async function setup(): Promise<void> {
     const table = parseQuoteTable(readFileSync(`test/fixtures/cboe/${file}`, "utf8"));
     await writeQuoteTable(backend, file, table, { rate: LOADED_FILE_RATE, dividendYield: 0 });
   }
-  server = await startNeonHttpServer(backend, { port: Number(process.env.TEST_SQL_PORT), password: testSqlPassword() });
-  distant = await startNeonHttpServer(backend, {
-    port: Number(process.env.TEST_DISTANT_SQL_PORT),
-    password: testSqlPassword(),
-    latencyMs: DISTANT_RTT_MS,
-  });
-  outage = await startOutageEndpoint(backend, databaseUrl, Number(process.env.TEST_OUTAGE_SQL_PORT));
+  stack.servers.push(await startNeonHttpServer(backend, { port: Number(process.env.TEST_SQL_PORT), password: testSqlPassword() }));
+  stack.servers.push(
+    await startNeonHttpServer(backend, {
+      port: Number(process.env.TEST_DISTANT_SQL_PORT),
+      password: testSqlPassword(),
+      latencyMs: DISTANT_RTT_MS,
+    }),
+  );
+  stack.servers.push(await startOutageEndpoint(backend, databaseUrl, Number(process.env.TEST_OUTAGE_SQL_PORT)));
   // The date matrix: a small market per session, each in its own embedded database and endpoint.
   const matrixPorts = (process.env.TEST_MATRIX_PORTS ?? "").split(",").map(Number);
   for (const [i, market] of MATRIX_MARKETS.entries()) {
     const db = await openBackend({ dataDir: "memory://" });
+    stack.databases.push(db);
     await db.migrate("./drizzle");
     await seedMarket(db, { size: "test", seed: 7, sessionDate: market.session });
-    matrix.push({ db, server: await startNeonHttpServer(db, { port: matrixPorts[i], password: testSqlPassword() }) });
+    stack.servers.push(await startNeonHttpServer(db, { port: matrixPorts[i], password: testSqlPassword() }));
   }
-  vendor = await startVendorServer(Number(process.env.TEST_VENDOR_PORT));
-  stripe = await startStripeReplayServer(Number(process.env.TEST_STRIPE_PORT));
+  stack.servers.push(closable(await startVendorServer(Number(process.env.TEST_VENDOR_PORT))));
+  stack.servers.push(closable(await startStripeReplayServer(Number(process.env.TEST_STRIPE_PORT))));
+  return stack;
 }
 
-export async function teardown(): Promise<void> {
-  vendor?.closeAllConnections();
-  vendor?.close();
-  stripe?.closeAllConnections();
-  stripe?.close();
-  await outage?.close();
-  for (const { db, server } of matrix.splice(0)) {
-    await server.close();
-    await db.close();
-  }
-  await server?.close();
-  await distant?.close();
-  await backend?.close();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+/** An HTTP server closed with its keep-alive connections. */
+function closable(server: Server): { close(): Promise<void> } {
+  return {
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
 }

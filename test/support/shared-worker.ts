@@ -1,6 +1,7 @@
 import type { TestProject } from "vitest/node";
-import { freePort } from "../../devkit/free-port";
-import { startDevOidcProvider } from "../../devkit/oidc/oidc-dev-provider";
+import { randomBytes } from "node:crypto";
+import { reservePort } from "../../devkit/listen";
+import { DEV_OIDC_CLIENT_ID, startDevOidcProvider } from "../../devkit/oidc/oidc-dev-provider";
 import { startWorker, waitUntilUp } from "../../devkit/worker-process";
 import { generateAdminToken } from "../../src/domain/admin-token";
 import { testSqlPassword } from "./sql-password";
@@ -25,24 +26,25 @@ declare module "vitest" {
  * round trips it counts.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
   const adminToken = generateAdminToken();
-  const oidc = await startDevOidcProvider({ port: await freePort(), redirectUris: [`${url}/dashboard/callback`] });
-  const worker = startWorker({
-    port,
+  // The Worker is given the provider's issuer and the provider the Worker's callback: the provider's port is bound first.
+  const oidcPort = await reservePort();
+  const oidcSecret = randomBytes(24).toString("hex");
+  const worker = await startWorker({
     sqlPort: Number(process.env.TEST_SQL_PORT),
     sqlPassword: testSqlPassword(),
     // Market answers as of the seeded test session, as in workerd (test/support/test-clock.ts): the same on any date.
     vars: {
       ADMIN_TOKEN: adminToken,
       MARKET_CLOCK: TEST_CLOCK,
-      OIDC_ISSUER: oidc.issuer,
-      OIDC_CLIENT_ID: oidc.clientId,
-      OIDC_CLIENT_SECRET: oidc.clientSecret,
+      OIDC_ISSUER: `http://127.0.0.1:${oidcPort}`,
+      OIDC_CLIENT_ID: DEV_OIDC_CLIENT_ID,
+      OIDC_CLIENT_SECRET: oidcSecret,
     },
     quiet: true,
   });
+  const url = worker.url;
+  const oidc = await startDevOidcProvider({ port: oidcPort, clientSecret: oidcSecret, redirectUris: [`${url}/dashboard/callback`] });
   await waitUntilUp(`${url}/health`, 90_000);
   project.provide("sharedWorker", { url, adminToken });
   return async () => {

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
+import { listenOn } from "../../devkit/listen";
 
 /** The token the Worker under test must send (QUOTE_PROVIDER_TOKEN in vitest.config.ts). */
 export const VENDOR_TOKEN = "test-vendor-token-4f2a9c";
@@ -11,7 +12,7 @@ const fixture = (name: string) => readFileSync(new URL(`../fixtures/finnhub/${na
  * purpose: SLOW never answers in time, BADJSON sends a truncated body, DOWN answers 500, FLAKY
  * fails once then answers, LOCKED answers 403, WEIRD sends JSON of another shape.
  */
-export function startVendorServer(port: number): Promise<Server> {
+export async function startVendorServer(port: number): Promise<Server> {
   const calls = new Map<string, number>();
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://vendor");
@@ -46,5 +47,6 @@ export function startVendorServer(port: number): Promise<Server> {
         return json(fixture("quote-unknown.json"));
     }
   });
-  return new Promise((resolve) => server.listen(port, "127.0.0.1", () => resolve(server)));
+  await listenOn(server, port);
+  return server;
 }

@@ -13,7 +13,7 @@ describe("/openapi.json", () => {
     expect(Object.keys(doc.paths)).toEqual(
       expect.arrayContaining(["/health", "/ready", "/openapi.json", "/v1/openapi.json", "/public/plans"]),
     );
-    // Validated against the OpenAPI 3.1 schema in test/openapi/openapi.node.test.ts.
+    // Validated against the OpenAPI 3.1 schema in test/openapi/openapi.unit.test.ts.
     expect(doc).toEqual(buildOpenApiDocument(routes));
   });
 

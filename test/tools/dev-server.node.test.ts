@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "../../devkit/free-port";
+import { listenOn } from "../../devkit/listen";
 import { addDays, sessionOnOrAfter, todayInNewYork } from "../../src/domain/calendar";
 import { seedMarket } from "../../devkit/generator/seed-market";
 import { openBackend } from "../../ingest/db/sql-backend";
@@ -166,9 +166,8 @@ describe("npm run dev", () => {
   it("stops everything it started, with a clear message, when a start-up step fails", async () => {
     const pglite = await seeded(join(devDir, "market-failing"), 5);
     // Someone else answers on the API's port: wrangler cannot take it, or the demo account cannot be made through it.
-    const port = await freePort();
     const squatter = (await import("node:http")).createServer((_req, res) => res.writeHead(404).end("not us"));
-    await new Promise<void>((resolve) => squatter.listen(port, "127.0.0.1", resolve));
+    const port = await listenOn(squatter);
     try {
       const run = await startDev({ PGLITE_DIR: pglite, PORT: String(port) });
       expect(run.up).toBe(false);

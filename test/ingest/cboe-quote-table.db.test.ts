@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { writeQuoteTable } from "../../ingest/sources/cboe/write-quote-table";
-import { openBackend, type SqlBackend } from "../../ingest/db/sql-backend";
+import type { SqlBackend } from "../../ingest/db/sql-backend";
+import { ingestDatabase } from "../support/ingest-database";
 import { parseQuoteTable } from "../../ingest/sources/cboe/quote-table";
 
 const excerpt = readFileSync("test/fixtures/cboe/SPX_2022-02-04_excerpt.csv", "utf8");
@@ -49,8 +50,7 @@ describe("Cboe quote-table loader", () => {
   describe("through the pipeline's quote writer", () => {
     let backend: SqlBackend;
     beforeAll(async () => {
-      backend = await openBackend({ dataDir: "memory://" });
-      await backend.migrate("./drizzle");
+      backend = await ingestDatabase();
     });
     beforeEach(async () => {
       await backend.typedQuery("truncate option_quotes, equity_quotes, underlyings, market_state, feed_positions cascade");

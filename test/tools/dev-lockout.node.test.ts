@@ -4,7 +4,6 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AdminClient } from "../../ingest/admin-api/admin-client";
 import { ensureDemoKey } from "../../devkit/demo-account";
-import { freePort } from "../../devkit/free-port";
 import { startWorker, waitUntilUp, type WorkerProcess } from "../../devkit/worker-process";
 import { startNeonHttpServer, type NeonHttpServer } from "../../devkit/neon-endpoint/neon-http-server";
 import { openBackend, type SqlBackend } from "../../ingest/db/sql-backend";
@@ -28,7 +27,7 @@ const running: WorkerProcess[] = [];
 beforeAll(async () => {
   backend = await openBackend({ dataDir: "memory://" });
   await backend.migrate("./drizzle");
-  sql = await startNeonHttpServer(backend, { port: await freePort(), password: PASSWORD });
+  sql = await startNeonHttpServer(backend, { password: PASSWORD });
   dir = mkdtempSync(join(tmpdir(), "ods-dev-lockout-"));
 }, 60_000);
 
@@ -48,8 +47,7 @@ async function stopped(worker: WorkerProcess): Promise<void> {
 
 /** The Worker on the one persisted state, as `npm run dev` starts it (with `forgetLockouts`) or as before. */
 async function worker(forgetLockouts: boolean): Promise<WorkerProcess> {
-  const started = startWorker({
-    port: await freePort(),
+  const started = await startWorker({
     sqlPort: sql.port,
     sqlPassword: PASSWORD,
     vars: { ADMIN_TOKEN: TOKEN },

@@ -1,6 +1,6 @@
 import { createServer, request, type Server } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort } from "../../devkit/free-port";
+import { listenOn } from "../../devkit/listen";
 import { startStripeStandIn } from "../../devkit/stripe/stripe-dev-server";
 
 /**
@@ -14,14 +14,13 @@ let webhook: Server;
 let delivered = 0;
 
 beforeAll(async () => {
-  const hookPort = await freePort();
   webhook = createServer((req, res) => {
     delivered++;
     req.resume();
     res.writeHead(200).end("{}");
-  }).listen(hookPort, "127.0.0.1");
+  });
+  const hookPort = await listenOn(webhook);
   stripe = await startStripeStandIn({
-    port: await freePort(),
     secretKey: KEY,
     webhook: { url: `http://127.0.0.1:${hookPort}/webhooks/stripe`, secret: "whsec_stand_in_probe" },
   });

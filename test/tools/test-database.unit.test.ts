@@ -22,7 +22,7 @@ describe("the suite's database", () => {
   it("`npm test` with DATABASE_URL set stops before it sets anything up", () => {
     const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: "postgresql://app@127.0.0.1:1/market" };
     delete env.TEST_DATABASE_URL;
-    const run = spawnSync("npx", ["vitest", "run", "test/domain/occ.test.ts"], { env, encoding: "utf8", timeout: 60_000 });
+    const run = spawnSync("npx", ["vitest", "run", "test/domain/occ.unit.test.ts"], { env, encoding: "utf8", timeout: 60_000 });
     expect(run.status).not.toBe(0);
     expect(run.stdout + run.stderr).toMatch(/does not run with DATABASE_URL set.*TEST_DATABASE_URL/s);
   }, 90_000);

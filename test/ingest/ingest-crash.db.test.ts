@@ -8,7 +8,6 @@ import { todayInNewYork } from "../../src/domain/calendar";
 import { generateAdminToken } from "../../src/domain/admin-token";
 import { bodyOf } from "../../ingest/admin-api/admin-api";
 import { AdminClient } from "../../ingest/admin-api/admin-client";
-import { freePort } from "../../devkit/free-port";
 import { ingestorArgs } from "../../bench/ingestor-process";
 import { startWorker, waitUntilUp, type WorkerProcess } from "../../devkit/worker-process";
 import { startNeonHttpServer, type NeonHttpServer } from "../../devkit/neon-endpoint/neon-http-server";
@@ -162,8 +161,7 @@ async function startApi(): Promise<NonNullable<typeof api>> {
   const password = randomBytes(16).toString("hex");
   const sql = await startNeonHttpServer(backend, { password });
   const token = generateAdminToken();
-  const worker = startWorker({
-    port: await freePort(),
+  const worker = await startWorker({
     sqlPort: sql.port,
     sqlPassword: password,
     vars: { ADMIN_TOKEN: token },
