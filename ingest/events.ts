@@ -1,5 +1,6 @@
 // The normalised market events every feed adapter produces and the ingestion pipeline consumes
-// (DESIGN.md §8: one pipeline, adapters per source).
+// (ARCHITECTURE.md, "The tree" and "Flow 2: a trade": one pipeline, an adapter per source in
+// ingest/sources/).
 import type { Settlement } from "../src/domain/market-clock";
 import type { PrintClass } from "../src/analytics/flow";
 import type { OccContract } from "../src/domain/occ";

@@ -27,11 +27,12 @@ export function readCredentials(header: string | undefined): Credentials {
 }
 
 /**
- * Our credentials as whole tokens (DESIGN.md §7): a key (`ods_live_` + 49 base62, 58 characters), a
- * retired key (the same format under `odk_live_`) or a dashboard session token (`ods_sess_` +
- * base62), delimited by the text's ends or characters outside base62. Any case, and the key's
- * checksum is not checked, so a key re-cased or mistyped on its way into a URL is still found; a
- * longer base62 run, or a prefix inside a word (a base64url cursor's `…xodk_12345678…`), is not a key.
+ * Our credentials as whole tokens (docs/api.md, "Keys, plans and limits"): a key (`ods_live_` +
+ * 49 base62, 58 characters), a retired key (the same format under `odk_live_`) or a dashboard
+ * session token (`ods_sess_` + base62), delimited by the text's ends or characters outside
+ * base62. Any case, and the key's checksum is not checked, so a key re-cased or mistyped on its
+ * way into a URL is still found; a longer base62 run, or a prefix inside a word (a base64url
+ * cursor's `…xodk_12345678…`), is not a key.
  */
 const CREDENTIAL_TOKEN = new RegExp(
   `(?<![0-9a-z])(?:(?:${KEY_PREFIX}|odk_live_)[0-9a-z]{${KEY_LENGTH - KEY_PREFIX.length}}|${SESSION_TOKEN_PREFIX}[0-9a-z]+)(?![0-9a-z])`,

@@ -1,10 +1,11 @@
 import { sha256Hex } from "../crypto/sha256";
 
 /**
- * API key format (DESIGN.md §4): `ods_live_` + 43 random base62 characters + a 6-character
- * base62 CRC32 of the random part, 58 characters in all. Format and checksum are checked before
- * any I/O; keys are stored only as SHA-256 hashes plus a 16-character display prefix. Pure apart
- * from WebCrypto (random bytes, SHA-256): the control plane issues keys, the access layer checks them.
+ * API key format (docs/api.md, "Keys, plans and limits"): `ods_live_` + 43 random base62
+ * characters + a 6-character base62 CRC32 of the random part, 58 characters in all. Format and
+ * checksum are checked before any I/O; keys are stored only as SHA-256 hashes plus a 16-character
+ * display prefix. Pure apart from WebCrypto (random bytes, SHA-256): the control plane issues
+ * keys, the access layer checks them.
  */
 
 export const KEY_PREFIX = "ods_live_";
