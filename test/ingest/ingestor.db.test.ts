@@ -29,7 +29,7 @@ beforeEach(async () => {
   await db.typedQuery(
     `insert into market_state (id, version, as_of, session_date, risk_free_rate, source) values (1, 1, '2026-03-02T21:00:00Z', '2026-03-02', 0.04, 'seed')`,
   );
-  // Rolled at its close, as usual: the Tuesday's events wait for no roll (session-barrier.node.test.ts has the other case).
+  // Rolled at its close, as usual: the Tuesday's events wait for no roll (session-barrier.db.test.ts has the other case).
   await rollSession(db, "2026-03-02");
 });
 afterAll(async () => db.close());
