@@ -10,11 +10,14 @@ import { testDatabaseRefusal } from "./test/support/test-database";
  * The tiers (docs/development.md, "Tests"), by suffix. Unit: plain Node, no global setup (pure code,
  * and queries against an in-process PGlite). Database: Node tests that own their database on the chosen
  * engine (ingest writers, the feed, the CLIs). Workers: the Worker in workerd on the seeded database
- * (the default suffix). System: the Worker under `wrangler dev`, `npm run dev`, Chromium.
+ * (the default suffix). System: the Worker under `wrangler dev` on the seeded database, over HTTP and in Chromium.
+ * Devkit (by folder): `npm run dev` and its Worker state.
  */
 const UNIT_TESTS = ["test/**/*.unit.test.ts"];
 const DATABASE_TESTS = ["test/**/*.db.test.ts"];
 const SYSTEM_TESTS = ["test/**/*.{node,browser,http}.test.ts"];
+/** `npm run dev` and the dev kit, always on an embedded PGlite of their own whatever the engine: no global setup, run once in CI. */
+const DEVKIT_TESTS = ["test/devkit/**/*.test.ts"];
 /** Workerd tests that change shared tables in ways no concurrent test may see: they run alone, after all others. */
 const ALONE_TESTS = ["test/**/*.alone.test.ts"];
 /** The seeded databases, their SQL endpoints and the vendor stand-ins: only the tiers that need them start them. */
@@ -85,6 +88,7 @@ export default defineConfig(async () => {
       projects: [
         { test: { name: "unit", include: UNIT_TESTS, environment: "node", testTimeout: 60_000 } },
         { test: { name: "database", include: DATABASE_TESTS, environment: "node", testTimeout: 60_000 } },
+        { test: { name: "devkit", include: DEVKIT_TESTS, environment: "node", testTimeout: 60_000 } },
         // The Worker, its analytics and its data path, inside workerd. Files share their worker's isolate (the Worker
         // is imported once per worker, not once per file), so a fixture that changes market data publishes a new
         // snapshot, as a load does, and caches outlive the file that filled them.
@@ -93,7 +97,7 @@ export default defineConfig(async () => {
           test: {
             name: "workers",
             include: ["test/**/*.test.ts"],
-            exclude: [...UNIT_TESTS, ...DATABASE_TESTS, ...SYSTEM_TESTS, ...ALONE_TESTS],
+            exclude: [...UNIT_TESTS, ...DATABASE_TESTS, ...SYSTEM_TESTS, ...DEVKIT_TESTS, ...ALONE_TESTS],
             globalSetup: [STACK],
             testTimeout: 30_000,
             isolate: false,
@@ -115,6 +119,7 @@ export default defineConfig(async () => {
           test: {
             name: "system",
             include: SYSTEM_TESTS,
+            exclude: DEVKIT_TESTS,
             environment: "node",
             testTimeout: 60_000,
             globalSetup: [STACK, "./test/support/shared-worker.ts"],
