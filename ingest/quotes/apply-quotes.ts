@@ -1,6 +1,7 @@
-import { optionQuotes } from "../../src/db/schema";
-import { bulkInsert, copyColumns, type InsertRow } from "../db/bulk-insert";
+import { equityQuotes, ivDaily, optionQuotes, underlyings } from "../../src/db/schema";
+import { bulkInsert, copyColumns, unnestRows, type InsertRow } from "../db/bulk-insert";
 import type { CopyColumn, CopyRows, TypedQuery } from "../db/database";
+import { columnNames, queryRows, selectList, tableName, type Selected } from "../db/rows";
 import { partitionCuts } from "../screener/partitions";
 import { markSql } from "./mark";
 import { SAMPLE_KEYS, type ImpliedSpot, type PricedGroup, type PricedSample } from "./price-quotes";
@@ -12,6 +13,10 @@ import { SAMPLE_KEYS, type ImpliedSpot, type PricedGroup, type PricedSample } fr
  * the order of the transactions `write-quotes.ts`'s.
  */
 
+const [OPTION_QUOTES, Q] = [tableName(optionQuotes), columnNames(optionQuotes)];
+const [EQUITY_QUOTES, E] = [tableName(equityQuotes), columnNames(equityQuotes)];
+const [IV_DAILY, I] = [tableName(ivDaily), columnNames(ivDaily)];
+const [UNDERLYINGS, U] = [tableName(underlyings), columnNames(underlyings)];
 const SAMPLE_COLUMNS = copyColumns(optionQuotes, SAMPLE_KEYS);
 
 /** The stage's other columns: the New York day of the sample's time, from its midnight to the next. */
@@ -39,7 +44,11 @@ function newQuoteRow({ event, values }: PricedSample): InsertRow<typeof optionQu
 }
 
 /** Columns a sample never changes (the contract's terms), and the volume, which the trades keep. */
-const KEPT_COLUMNS = new Set(["option_symbol", "underlying", "root", "expiration", "strike", "side", "settlement", "multiplier", "volume"]);
+const KEPT_COLUMNS = new Set(
+  (["optionSymbol", "underlying", "root", "expiration", "strike", "side", "settlement", "multiplier", "volume"] as const).map(
+    (key) => Q[key],
+  ),
+);
 
 /**
  * A sample's assignments to a stored quote (`stored`) from its row (`sample`): the session's last
@@ -52,16 +61,16 @@ const assignments = (columns: readonly string[], stored: string, sample: string,
   [
     ...columns
       .filter((c) => !KEPT_COLUMNS.has(c))
-      .map((c) => (c === "last" ? `last = coalesce(${sample}.last, ${stored}.last)` : `${c} = ${sample}.${c}`)),
-    `volume = case when ${days.sameDay} then ${stored}.volume else 0 end`,
-    `previous_mark = case when ${days.newDay} then coalesce(${markSql(stored)}, ${stored}.previous_mark) else ${stored}.previous_mark end`,
+      .map((c) => (c === Q.last ? `${c} = coalesce(${sample}.${c}, ${stored}.${c})` : `${c} = ${sample}.${c}`)),
+    `${Q.volume} = case when ${days.sameDay} then ${stored}.${Q.volume} else 0 end`,
+    `${Q.previousMark} = case when ${days.newDay} then coalesce(${markSql(stored)}, ${stored}.${Q.previousMark}) else ${stored}.${Q.previousMark} end`,
   ].join(", ");
 
 /** The days without the stage's day columns (the rare insert of a contract another lane has just added). */
 const inNewYork = (at: string) => `(${at} at time zone 'America/New_York')::date`;
 const DAYS_BY_ZONE = {
-  sameDay: `${inNewYork("option_quotes.last_trade_at")} = ${inNewYork("excluded.as_of")}`,
-  newDay: `${inNewYork("option_quotes.as_of")} < ${inNewYork("excluded.as_of")}`,
+  sameDay: `${inNewYork(`${OPTION_QUOTES}.${Q.lastTradeAt}`)} = ${inNewYork(`excluded.${Q.asOf}`)}`,
+  newDay: `${inNewYork(`${OPTION_QUOTES}.${Q.asOf}`)} < ${inNewYork(`excluded.${Q.asOf}`)}`,
 };
 
 /** Where a group's samples are staged (a temporary table of the session, emptied at commit). */
@@ -79,7 +88,7 @@ async function applySamples(query: TypedQuery, copy: CopyRows, samples: PricedSa
   if (samples.length === 0) return;
   await query(
     `create temp table if not exists ${STAGE} on commit delete rows as
-     select ${SAMPLE_NAMES.join(", ")}, ${DAY_COLUMNS.map((c) => `null::timestamptz as ${c.name}`).join(", ")} from option_quotes with no data`,
+     select ${SAMPLE_NAMES.join(", ")}, ${DAY_COLUMNS.map((c) => `null::timestamptz as ${c.name}`).join(", ")} from ${OPTION_QUOTES} with no data`,
   );
   await copy(
     STAGE,
@@ -92,28 +101,30 @@ async function applySamples(query: TypedQuery, copy: CopyRows, samples: PricedSa
   await query(`set local work_mem = '256MB'`);
   await query(`set local enable_hashjoin = off`);
   // Bounded to the group's symbols: a merge join would otherwise read the key index from its start.
-  const updated = await query(
+  const [updated] = await queryRows<{ n: number }>(
+    query,
     `with u as (
-       update option_quotes o set ${assignments(SAMPLE_NAMES, "o", "s", {
-         sameDay: "o.last_trade_at >= s.day_from and o.last_trade_at < s.day_to",
-         newDay: "o.as_of < s.day_from",
+       update ${OPTION_QUOTES} o set ${assignments(SAMPLE_NAMES, "o", "s", {
+         sameDay: `o.${Q.lastTradeAt} >= s.day_from and o.${Q.lastTradeAt} < s.day_to`,
+         newDay: `o.${Q.asOf} < s.day_from`,
        })}
-         from (select * from ${STAGE} order by option_symbol) s
-        where o.option_symbol = s.option_symbol and o.option_symbol between $1 and $2
-          and (o.as_of is null or o.as_of <= s.as_of)
+         from (select * from ${STAGE} order by ${Q.optionSymbol}) s
+        where o.${Q.optionSymbol} = s.${Q.optionSymbol} and o.${Q.optionSymbol} between $1 and $2
+          and (o.${Q.asOf} is null or o.${Q.asOf} <= s.${Q.asOf})
        returning 1)
      select count(*)::int as n from u`,
     [first, last],
   );
   // Every sample found its contract: nothing to insert (the usual minute).
-  if (Number(updated.rows[0]?.n) === samples.length) return;
+  if (updated?.n === samples.length) return;
   // The samples not applied: no contract yet, or one listed since the update read (another lane's
   // definitions may commit in between), which the upsert below then fills. A newer quote is kept.
-  const missing = await query(
-    `select option_symbol from ${STAGE} s
-      where not exists (select 1 from option_quotes o where o.option_symbol = s.option_symbol and o.as_of >= s.as_of)`,
+  const missing = await queryRows<Selected<typeof optionQuotes, "optionSymbol">>(
+    query,
+    `select ${selectList(optionQuotes, ["optionSymbol"], "s")} from ${STAGE} s
+      where not exists (select 1 from ${OPTION_QUOTES} o where o.${Q.optionSymbol} = s.${Q.optionSymbol} and o.${Q.asOf} >= s.${Q.asOf})`,
   );
-  const symbols = new Set(missing.rows.map((r) => r.option_symbol as string));
+  const symbols = new Set(missing.map((r) => r.optionSymbol));
   const rows = samples
     .filter((s) => symbols.has(s.event.optionSymbol))
     .sort((a, b) => (a.event.optionSymbol < b.event.optionSymbol ? -1 : 1))
@@ -123,8 +134,8 @@ async function applySamples(query: TypedQuery, copy: CopyRows, samples: PricedSa
     optionQuotes,
     rows,
     (columns) =>
-      `on conflict (option_symbol) do update set ${assignments(columns, "option_quotes", "excluded", DAYS_BY_ZONE)}
-        where option_quotes.as_of is null or option_quotes.as_of <= excluded.as_of`,
+      `on conflict (${Q.optionSymbol}) do update set ${assignments(columns, OPTION_QUOTES, "excluded", DAYS_BY_ZONE)}
+        where ${OPTION_QUOTES}.${Q.asOf} is null or ${OPTION_QUOTES}.${Q.asOf} <= excluded.${Q.asOf}`,
   );
 }
 
@@ -137,13 +148,19 @@ async function applyStated(query: TypedQuery, samples: PricedSample[]): Promise<
   const stated = samples
     .filter((s) => s.event.stated)
     .sort((a, b) => (a.event.optionSymbol < b.event.optionSymbol ? -1 : 1))
-    .map(({ event }) => ({ symbol: event.optionSymbol, asOf: event.asOf.toISOString(), ...event.stated! }));
+    .map(({ event }) => ({
+      optionSymbol: event.optionSymbol,
+      asOf: event.asOf.toISOString(),
+      volume: event.stated!.volume,
+      openInterest: event.stated!.openInterest,
+    }));
   if (stated.length === 0) return;
+  const v = unnestRows(optionQuotes, ["optionSymbol", "asOf", "volume", "openInterest"], stated, "v");
   await query(
-    `update option_quotes o set volume = v.volume, open_interest = v.open_interest
-       from unnest($1::text[], $2::timestamptz[], $3::int4[], $4::int4[]) as v(option_symbol, as_of, volume, open_interest)
-      where o.option_symbol = v.option_symbol and o.as_of = v.as_of`,
-    [stated.map((s) => s.symbol), stated.map((s) => s.asOf), stated.map((s) => s.volume), stated.map((s) => s.openInterest)],
+    `update ${OPTION_QUOTES} o set ${Q.volume} = v.${Q.volume}, ${Q.openInterest} = v.${Q.openInterest}
+       from ${v.sql}
+      where o.${Q.optionSymbol} = v.${Q.optionSymbol} and o.${Q.asOf} = v.${Q.asOf}`,
+    v.params,
   );
 }
 
@@ -204,28 +221,26 @@ export function underlyingGroups<T extends { underlying: string }>(
  */
 export async function writeSpots(query: TypedQuery, spots: Map<string, ImpliedSpot>, session: string): Promise<void> {
   if (spots.size === 0) return;
-  const symbols = [...spots.keys()];
+  const s = unnestRows(
+    equityQuotes,
+    ["symbol", "price", "asOf", "open", "high", "low"],
+    [...spots].map(([symbol, spot]) => ({ symbol, ...spot })),
+    "s",
+    2,
+  );
+  const { symbol, price, asOf, sessionDate, open, high, low } = E;
   // A session's first batch sets its range; later ones widen it.
-  const same = "equity_quotes.session_date = excluded.session_date";
+  const same = `${EQUITY_QUOTES}.${sessionDate} = excluded.${sessionDate}`;
   await query(
-    `insert into equity_quotes (symbol, price, as_of, session_date, open, high, low)
-     select s.symbol, s.price, s.as_of, $4::date, s.open, s.high, s.low
-       from unnest($1::text[], $2::float8[], $3::timestamptz[], $5::float8[], $6::float8[], $7::float8[]) as s(symbol, price, as_of, open, high, low)
-      where exists (select 1 from underlyings u where u.symbol = s.symbol)
-     on conflict (symbol) do update set price = excluded.price, as_of = excluded.as_of, session_date = excluded.session_date,
-       open = case when ${same} then equity_quotes.open else excluded.open end,
-       high = case when ${same} then greatest(equity_quotes.high, excluded.high) else excluded.high end,
-       low = case when ${same} then least(equity_quotes.low, excluded.low) else excluded.low end
-      where equity_quotes.as_of is null or equity_quotes.as_of <= excluded.as_of`,
-    [
-      symbols,
-      symbols.map((s) => spots.get(s)!.price),
-      symbols.map((s) => spots.get(s)!.asOf),
-      session,
-      symbols.map((s) => spots.get(s)!.open),
-      symbols.map((s) => spots.get(s)!.high),
-      symbols.map((s) => spots.get(s)!.low),
-    ],
+    `insert into ${EQUITY_QUOTES} (${symbol}, ${price}, ${asOf}, ${sessionDate}, ${open}, ${high}, ${low})
+     select s.${symbol}, s.${price}, s.${asOf}, $1::date, s.${open}, s.${high}, s.${low} from ${s.sql}
+      where exists (select 1 from ${UNDERLYINGS} u where u.${U.symbol} = s.${symbol})
+     on conflict (${symbol}) do update set ${price} = excluded.${price}, ${asOf} = excluded.${asOf}, ${sessionDate} = excluded.${sessionDate},
+       ${open} = case when ${same} then ${EQUITY_QUOTES}.${open} else excluded.${open} end,
+       ${high} = case when ${same} then greatest(${EQUITY_QUOTES}.${high}, excluded.${high}) else excluded.${high} end,
+       ${low} = case when ${same} then least(${EQUITY_QUOTES}.${low}, excluded.${low}) else excluded.${low} end
+      where ${EQUITY_QUOTES}.${asOf} is null or ${EQUITY_QUOTES}.${asOf} <= excluded.${asOf}`,
+    [session, ...s.params],
   );
 }
 
@@ -236,10 +251,11 @@ export async function writeSpots(query: TypedQuery, spots: Map<string, ImpliedSp
  */
 async function writeSessionIvs(query: TypedQuery, ivs: Map<string, number>, session: string): Promise<void> {
   if (ivs.size === 0) return;
-  const symbols = [...ivs.keys()].sort();
+  const rows = [...ivs.keys()].sort().map((symbol) => ({ symbol, iv: ivs.get(symbol)! }));
+  const s = unnestRows(ivDaily, ["symbol", "iv"], rows, "s", 2);
   await query(
-    `insert into iv_daily (symbol, date, iv) select s.symbol, $3::date, s.iv from unnest($1::text[], $2::float8[]) as s(symbol, iv)
-     on conflict (symbol, date) do update set iv = excluded.iv`,
-    [symbols, symbols.map((s) => ivs.get(s)!), session],
+    `insert into ${IV_DAILY} (${I.symbol}, ${I.date}, ${I.iv}) select s.${I.symbol}, $1::date, s.${I.iv} from ${s.sql}
+     on conflict (${I.symbol}, ${I.date}) do update set ${I.iv} = excluded.${I.iv}`,
+    [session, ...s.params],
   );
 }

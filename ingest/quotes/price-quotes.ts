@@ -3,7 +3,8 @@ import { impliedVolatility } from "../../src/analytics/implied-volatility";
 import { quoteAnalytics } from "../../src/analytics/quote-analytics";
 import { addDays, newYorkInstant, todayInNewYork } from "../../src/domain/calendar";
 import { expiryInstant, yearsUntil, type Settlement } from "../../src/domain/market-clock";
-import type { CopyValue } from "../db/database";
+import type { optionQuotes } from "../../src/db/schema";
+import type { Row } from "../db/rows";
 import type { QuoteEvent } from "../events";
 import type { OptionBook } from "./option-book";
 
@@ -45,11 +46,23 @@ export const SAMPLE_KEYS = [
   "asOf",
 ] as const;
 
-/** A sample priced: its event, its IV (decimal) and its stage row (the values of SAMPLE_KEYS then its New York day's bounds, times in epoch ms). */
+/** Values of stored quote columns, as the schema types them; the time in epoch ms. */
+type StageValues<Keys extends readonly string[]> = {
+  -readonly [I in keyof Keys]: Keys[I] extends "asOf"
+    ? number
+    : Keys[I] extends keyof Row<typeof optionQuotes>
+      ? Row<typeof optionQuotes>[Keys[I]]
+      : never;
+};
+
+/** A sample's stage row: its values of SAMPLE_KEYS, then its New York day's midnight and the next (epoch ms). */
+export type StageRow = [...StageValues<typeof SAMPLE_KEYS>, number, number];
+
+/** A sample priced: its event, its IV (decimal) and its stage row. */
 export interface PricedSample {
   event: QuoteEvent;
   iv: number | null;
-  values: CopyValue[];
+  values: StageRow;
 }
 
 /** A group of whole underlyings priced: its samples and each underlying's 30-day IV after them (decimal). */
@@ -90,7 +103,7 @@ function priceSample(event: QuoteEvent, spot: number | null, r: number, q: numbe
   const terms = { S: spot ?? 0, K: contract.strike, T, r, q, side: contract.side };
   const iv = event.stated?.iv ?? (spot !== null && mid !== null && T > 0 ? impliedVolatility({ price: mid, ...terms }) : null);
   const g = quoteAnalytics(iv, terms);
-  const values = [
+  const values: StageRow = [
     event.optionSymbol,
     event.bid,
     event.ask,

@@ -1,5 +1,9 @@
+import { marketState } from "../../src/db/schema";
 import { sessionOnOrBefore, todayInNewYork } from "../../src/domain/calendar";
 import type { TypedQuery } from "../db/database";
+import { columnNames, tableName } from "../db/rows";
+
+const [MARKET_STATE, S] = [tableName(marketState), columnNames(marketState)];
 
 /** The session a sample belongs to: its New York day's, or the last one before (a feed laid on the wall clock at a weekend). */
 export const sessionOf = (asOf: Date): string => sessionOnOrBefore(todayInNewYork(asOf));
@@ -10,8 +14,9 @@ export const sessionOf = (asOf: Date): string => sessionOnOrBefore(todayInNewYor
  */
 export async function moveSession(query: TypedQuery, asOf: Date, session: string): Promise<void> {
   await query(
-    `update market_state set version = version + 1, as_of = greatest(as_of, $1::timestamptz), session_date = $2::date, loaded_at = now()
-      where id = 1 and session_date < $2::date`,
+    `update ${MARKET_STATE} set ${S.version} = ${S.version} + 1, ${S.asOf} = greatest(${S.asOf}, $1::timestamptz), ${S.sessionDate} = $2::date,
+       ${S.loadedAt} = now()
+      where ${S.id} = 1 and ${S.sessionDate} < $2::date`,
     [asOf.toISOString(), session],
   );
 }
