@@ -2,7 +2,8 @@ import { parseOcc } from "../src/domain/occ";
 import type { QuoteEvent, TradeEvent } from "../ingest/events";
 import type { IngestDatabase, TypedQuery } from "../ingest/db/database";
 import { writeTrades } from "../ingest/flow/write-trades";
-import { loadQuoteMarket, writeQuotes } from "../ingest/quotes/write-quotes";
+import { loadQuoteMarket } from "../ingest/quotes/load-quote-market";
+import { writeQuotes } from "../ingest/quotes/write-quotes";
 import type { SqlBackend } from "../ingest/db/sql-backend";
 
 class RolledBack extends Error {}

@@ -3,9 +3,21 @@ import { optionQuotes, underlyings } from "../../src/db/schema";
 import { nanosToMs } from "../dbn";
 import type { ContractEvent } from "../events";
 import { bulkInsert } from "../db/bulk-insert";
-import type { IngestDatabase } from "../db/database";
+import type { IngestDatabase, TypedQuery } from "../db/database";
 import { writeAtPositions } from "../db/positions";
+import { columnNames, queryRows, selectList, tableName, type Selected } from "../db/rows";
 import { contractScopes } from "../db/versions";
+
+const [OPTION_QUOTES, Q] = [tableName(optionQuotes), columnNames(optionQuotes)];
+const U = columnNames(underlyings);
+
+/** Deletes the contracts `where` picks, returning their underlyings and roots (whose scopes change). */
+const deleteContracts = (query: TypedQuery, where: string, params: unknown[]) =>
+  queryRows<Selected<typeof optionQuotes, "underlying" | "root">>(
+    query,
+    `delete from ${OPTION_QUOTES} where ${where} returning ${selectList(optionQuotes, ["underlying", "root"])}`,
+    params,
+  );
 
 /** The logo an underlying has until a fundamentals vendor gives one (the generator's and the loaders' convention). */
 export function placeholderLogoUrl(symbol: string): string {
@@ -45,7 +57,7 @@ export async function writeDefinitions(
           optionable: true,
           inCoverage: false,
         })),
-        () => "on conflict (symbol) do nothing",
+        () => `on conflict (${U.symbol}) do nothing`,
       );
       await bulkInsert(
         query,
@@ -60,25 +72,13 @@ export async function writeDefinitions(
           settlement: e.settlement,
           multiplier: 100,
         })),
-        () => "on conflict (option_symbol) do nothing",
+        () => `on conflict (${Q.optionSymbol}) do nothing`,
       );
       const removed = [];
-      if (delisted.length > 0) {
-        removed.push(
-          ...(await query(`delete from option_quotes where option_symbol = any($1::text[]) returning underlying, root`, [delisted])).rows,
-        );
-      }
+      if (delisted.length > 0) removed.push(...(await deleteContracts(query, `${Q.optionSymbol} = any($1::text[])`, [delisted])));
       const sessions = new Set(listed.map((e) => sessionOnOrAfter(todayInNewYork(new Date(nanosToMs(e.position.tsRecv))))));
-      if (sessions.size > 0) {
-        const retired = await query(`delete from option_quotes where expiration < $1::date returning underlying, root`, [
-          [...sessions].sort().at(-1),
-        ]);
-        removed.push(...retired.rows);
-      }
-      const scopes = contractScopes([
-        ...listed.map((e) => ({ underlying: e.underlying, root: e.contract.root })),
-        ...removed.map((r) => ({ underlying: r.underlying as string, root: r.root as string })),
-      ]);
+      if (sessions.size > 0) removed.push(...(await deleteContracts(query, `${Q.expiration} < $1::date`, [[...sessions].sort().at(-1)])));
+      const scopes = contractScopes([...listed.map((e) => ({ underlying: e.underlying, root: e.contract.root })), ...removed]);
       return { scopes, asOf: new Date(nanosToMs(pending.at(-1)!.position.tsRecv)) };
     },
     through,

@@ -1,8 +1,13 @@
-import { openInterestStaged } from "../../src/db/schema";
+import { marketState, openInterestStaged, optionQuotes } from "../../src/db/schema";
 import type { OpenInterestEvent } from "../events";
 import { bulkInsert, updateOnConflict } from "../db/bulk-insert";
 import type { IngestDatabase, TypedQuery } from "../db/database";
 import { writeAtPositions } from "../db/positions";
+import { columnNames, queryRows, selectList, tableName, type Selected } from "../db/rows";
+
+const [STAGED, O] = [tableName(openInterestStaged), columnNames(openInterestStaged)];
+const [OPTION_QUOTES, Q] = [tableName(optionQuotes), columnNames(optionQuotes)];
+const [MARKET_STATE, S] = [tableName(marketState), columnNames(marketState)];
 
 /**
  * Stages a batch of open-interest statistics under their session and moves the feed's position, in
@@ -23,7 +28,7 @@ export async function stageOpenInterest(
         query,
         openInterestStaged,
         pending.map((e) => ({ sessionDate: e.sessionDate, optionSymbol: e.optionSymbol, openInterest: e.openInterest })),
-        updateOnConflict(["session_date", "option_symbol"]),
+        updateOnConflict([O.sessionDate, O.optionSymbol]),
       );
     },
     through,
@@ -32,8 +37,11 @@ export async function stageOpenInterest(
 
 /** Sessions with staged open interest not yet switched in, oldest first. */
 export async function stagedSessions(query: TypedQuery): Promise<string[]> {
-  const { rows } = await query(`select distinct session_date::text as session_date from open_interest_staged order by 1`);
-  return rows.map((r) => r.session_date as string);
+  const rows = await queryRows<Selected<typeof openInterestStaged, "sessionDate">>(
+    query,
+    `select distinct ${selectList(openInterestStaged, ["sessionDate"])} from ${STAGED} order by 1`,
+  );
+  return rows.map((r) => r.sessionDate);
 }
 
 /**
@@ -47,29 +55,31 @@ export async function applyOpenInterest(db: IngestDatabase, sessionDate: string)
   return db.typedTransaction(async (query) => {
     // Locks in the writers' order — option_quotes, then market_state — or the switch and a lane's
     // batch deadlock; the table lock waits for the lanes' open batches and holds back new ones.
-    await query(`lock table option_quotes in share row exclusive mode`);
+    await query(`lock table ${OPTION_QUOTES} in share row exclusive mode`);
     const { rows } = await query(
-      `select 1 from market_state where id = 1 and (open_interest_date is null or open_interest_date < $1::date)`,
+      `select 1 from ${MARKET_STATE} where ${S.id} = 1 and (${S.openInterestDate} is null or ${S.openInterestDate} < $1::date)`,
       [sessionDate],
     );
     const applied = rows.length > 0;
     if (applied) {
       await query(
-        `update option_quotes q set open_interest = s.open_interest
-           from open_interest_staged s
-          where s.session_date = $1::date and s.option_symbol = q.option_symbol
-            and q.open_interest is distinct from s.open_interest`,
+        `update ${OPTION_QUOTES} q set ${Q.openInterest} = s.${O.openInterest}
+           from ${STAGED} s
+          where s.${O.sessionDate} = $1::date and s.${O.optionSymbol} = q.${Q.optionSymbol}
+            and q.${Q.openInterest} is distinct from s.${O.openInterest}`,
         [sessionDate],
       );
       await query(
-        `update option_quotes q set open_interest = 0
-          where q.open_interest is distinct from 0
-            and not exists (select 1 from open_interest_staged s where s.session_date = $1::date and s.option_symbol = q.option_symbol)`,
+        `update ${OPTION_QUOTES} q set ${Q.openInterest} = 0
+          where q.${Q.openInterest} is distinct from 0
+            and not exists (select 1 from ${STAGED} s where s.${O.sessionDate} = $1::date and s.${O.optionSymbol} = q.${Q.optionSymbol})`,
         [sessionDate],
       );
-      await query(`update market_state set open_interest_date = $1::date, version = version + 1 where id = 1`, [sessionDate]);
+      await query(`update ${MARKET_STATE} set ${S.openInterestDate} = $1::date, ${S.version} = ${S.version} + 1 where ${S.id} = 1`, [
+        sessionDate,
+      ]);
     }
-    await query(`delete from open_interest_staged where session_date <= $1::date`, [sessionDate]);
+    await query(`delete from ${STAGED} where ${O.sessionDate} <= $1::date`, [sessionDate]);
     return { applied };
   });
 }

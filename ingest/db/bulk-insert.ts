@@ -35,7 +35,7 @@ export async function bulkInsert<T extends PgTable>(
   if (!first) return 0;
   const { keys, columns } = writtenColumns(table, first);
   const names = columns.map((c) => c.name);
-  const select = columns.map(({ type }, i) => `$${i + 1}::${type}[]`).join(", ");
+  const select = arrayParamsOf(columns);
   const text = `insert into ${getTableName(table)} (${names.join(", ")}) select * from unnest(${select}) ${onConflict(names)}`;
   for (let start = 0; start < rows.length; start += CHUNK_ROWS) {
     const chunk = rows.slice(start, start + CHUNK_ROWS) as Record<string, unknown>[];
@@ -92,6 +92,34 @@ export function updateOnConflict(key: string[], where = ""): (columns: string[])
 function writtenColumns<T extends PgTable>(table: T, first: Record<string, unknown>): { keys: string[]; columns: CopyColumn[] } {
   const keys = Object.keys(getTableColumns(table)).filter((key) => key in first);
   return { keys, columns: copyColumns(table, keys as (keyof T["$inferInsert"] & string)[]) };
+}
+
+/**
+ * Parameters `$from`, `$from + 1`, … as arrays of `table`'s columns `keys` (`$2::text[], $3::int8[]`),
+ * for `unnest`: the element types the schema gives.
+ */
+export function arrayParams<T extends PgTable>(table: T, keys: readonly (keyof T["$inferInsert"] & string)[], from = 1): string {
+  return arrayParamsOf(copyColumns(table, keys), from);
+}
+
+const arrayParamsOf = (columns: readonly CopyColumn[], from = 1) => columns.map(({ type }, i) => `$${from + i}::${type}[]`).join(", ");
+
+/**
+ * `unnest($from::type[], …) as alias(column, …)` of `table`'s columns `keys`, with its parameters:
+ * `rows`' values of each key, one array a column (the form every batch statement here takes).
+ */
+export function unnestRows<T extends PgTable, K extends keyof T["$inferInsert"] & string>(
+  table: T,
+  keys: readonly K[],
+  rows: readonly Pick<T["$inferInsert"], K>[],
+  alias: string,
+  from = 1,
+): { sql: string; params: unknown[][] } {
+  const columns = copyColumns(table, keys);
+  return {
+    sql: `unnest(${arrayParamsOf(columns, from)}) as ${alias}(${columns.map((c) => c.name).join(", ")})`,
+    params: keys.map((key) => rows.map((row) => row[key])),
+  };
 }
 
 /** The COPY columns (SQL names and types) of `table`'s properties `keys`, in that order. */

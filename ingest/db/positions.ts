@@ -1,15 +1,21 @@
+import { feedPositions } from "../../src/db/schema";
 import type { FeedPosition } from "../events";
 import type { CopyRows, IngestDatabase, TypedQuery } from "./database";
+import { arrayParams } from "./bulk-insert";
+import { columnNames, selectRows, tableName } from "./rows";
 import { bumpScopes, type Touched } from "./versions";
 
 export type FeedSchema = FeedPosition["schema"];
 /** Per schema, the newest receive time (ns) whose events are all stored. */
 export type Positions = ReadonlyMap<FeedSchema, bigint>;
 
+const FEED_POSITIONS = tableName(feedPositions);
+const P = columnNames(feedPositions);
+
 /** The stored positions of one feed (a schema never written has none: it starts from the feed's beginning). */
 export async function readPositions(query: TypedQuery, feed: string): Promise<Positions> {
-  const { rows } = await query("select schema, ts_recv::text as ts_recv from feed_positions where feed = $1", [feed]);
-  return new Map(rows.map((r) => [r.schema as FeedSchema, BigInt(r.ts_recv as string)]));
+  const rows = await selectRows(query, feedPositions, ["schema", "tsRecv"], `where ${P.feed} = $1`, [feed]);
+  return new Map(rows.map((r) => [r.schema as FeedSchema, BigInt(r.tsRecv)]));
 }
 
 /**
@@ -20,10 +26,10 @@ export async function advancePositions(query: TypedQuery, feed: string, position
   if (positions.size === 0) return;
   const schemas = [...positions.keys()];
   await query(
-    `insert into feed_positions (feed, schema, ts_recv)
-     select $1, s, t from unnest($2::text[], $3::int8[]) as p(s, t)
-     on conflict (feed, schema) do update
-       set ts_recv = greatest(feed_positions.ts_recv, excluded.ts_recv), updated_at = now()`,
+    `insert into ${FEED_POSITIONS} (${P.feed}, ${P.schema}, ${P.tsRecv})
+     select $1, s, t from unnest(${arrayParams(feedPositions, ["schema", "tsRecv"], 2)}) as p(s, t)
+     on conflict (${P.feed}, ${P.schema}) do update
+       set ${P.tsRecv} = greatest(${FEED_POSITIONS}.${P.tsRecv}, excluded.${P.tsRecv}), ${P.updatedAt} = now()`,
     [feed, schemas, schemas.map((s) => String(positions.get(s)))],
   );
 }

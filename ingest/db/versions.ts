@@ -1,5 +1,10 @@
+import { marketState, marketVersions } from "../../src/db/schema";
 import { tradedScope } from "../../src/market/scopes";
 import type { TypedQuery } from "./database";
+import { columnNames, tableName } from "./rows";
+
+const [MARKET_STATE, S] = [tableName(marketState), columnNames(marketState)];
+const [MARKET_VERSIONS, V] = [tableName(marketVersions), columnNames(marketVersions)];
 
 /**
  * What a write changed, for the caches: the scopes it touched (underlyings and option roots; see
@@ -28,10 +33,10 @@ export function tradedScopes(contracts: Iterable<{ underlying: string; root: str
  * never misses one below it: call it last in the transaction, to hold the lock briefly.
  */
 export const BUMP_SCOPES_SQL = `
-  with v as (update market_state set scope_version = scope_version + 1 where id = 1 returning scope_version)
-  insert into market_versions (scope, version, as_of)
-  select s, v.scope_version, $2::timestamptz from v, unnest($1::text[]) as s
-  on conflict (scope) do update set version = excluded.version, as_of = greatest(market_versions.as_of, excluded.as_of)`;
+  with v as (update ${MARKET_STATE} set ${S.scopeVersion} = ${S.scopeVersion} + 1 where ${S.id} = 1 returning ${S.scopeVersion})
+  insert into ${MARKET_VERSIONS} (${V.scope}, ${V.version}, ${V.asOf})
+  select s, v.${S.scopeVersion}, $2::timestamptz from v, unnest($1::text[]) as s
+  on conflict (${V.scope}) do update set ${V.version} = excluded.${V.version}, ${V.asOf} = greatest(${MARKET_VERSIONS}.${V.asOf}, excluded.${V.asOf})`;
 
 export async function bumpScopes(query: TypedQuery, touched: Touched): Promise<void> {
   if (touched.scopes.size === 0) return;

@@ -1,11 +1,26 @@
-import { flowPrints } from "../../src/db/schema";
-import { copyInsert, updateOnConflict, type InsertRow } from "../db/bulk-insert";
+import { equityQuotes, flowPrints, optionQuotes, underlyings } from "../../src/db/schema";
+import { arrayParams, copyInsert, updateOnConflict, type InsertRow } from "../db/bulk-insert";
 import type { CopyRows, TypedQuery } from "../db/database";
+import { columnNames, queryRows, selectList, selectRows, tableName, type Row, type Selected } from "../db/rows";
 import type { OptionTrade } from "../events";
 import type { ClassifyContext, FlowPrint } from "./classify-trades";
 
+const [OPTION_QUOTES, Q] = [tableName(optionQuotes), columnNames(optionQuotes)];
+const [EQUITY_QUOTES, E] = [tableName(equityQuotes), columnNames(equityQuotes)];
+const [FLOW_PRINTS, F] = [tableName(flowPrints), columnNames(flowPrints)];
+const U = columnNames(underlyings);
+
 /** What identifies a vendor's print: a reload updates it instead of adding a duplicate. */
-const UPSERT = updateOnConflict(["option_symbol", "executed_at", "sequence_number", "session_date"], "where sequence_number is not null");
+const UPSERT = updateOnConflict([F.optionSymbol, F.executedAt, F.sequenceNumber, F.sessionDate], `where ${F.sequenceNumber} is not null`);
+
+/** The asset types whose underlyings are ETFs or indexes. */
+const ETF_OR_INDEX: readonly Row<typeof underlyings>["assetType"][] = ["etf", "index"];
+
+/** The New York day of a timestamp, as text. */
+const dayOf = (at: string) => `(${at} at time zone 'America/New_York')::date::text`;
+
+/** A row of a trade's contract or underlying (`symbol`) in its session (`session`), as `firstTrades` unnests them. */
+type FirstTrade = { symbol: string; session: string };
 
 /**
  * What the database knows that the trades do not: each contract's stored quote (open interest and
@@ -21,54 +36,56 @@ export async function flowContext(
 ): Promise<ClassifyContext> {
   const symbols = [...new Set(trades.map((t) => t.optionSymbol))];
   const sessions = [...new Set(trades.map((t) => t.sessionDate))];
-  const underlyings = [...new Set(trades.map((t) => t.underlying))];
-  const quotes = await query(
-    `select option_symbol, open_interest, iv, delta, (as_of at time zone 'America/New_York')::date::text as session_date
-       from option_quotes where option_symbol = any($1::text[]) and as_of is not null`,
+  const tickers = [...new Set(trades.map((t) => t.underlying))];
+  const quotes = await queryRows<Selected<typeof optionQuotes, "optionSymbol" | "openInterest" | "iv" | "delta"> & { day: string }>(
+    query,
+    `select ${selectList(optionQuotes, ["optionSymbol", "openInterest", "iv", "delta"])}, ${dayOf(Q.asOf)} as "day"
+       from ${OPTION_QUOTES} where ${Q.optionSymbol} = any($1::text[]) and ${Q.asOf} is not null`,
     [symbols],
   );
-  const spots = await query(
-    `select symbol, price, (as_of at time zone 'America/New_York')::date::text as session_date from equity_quotes
-      where symbol = any($1::text[]) and (as_of at time zone 'America/New_York')::date = any($2::date[])`,
-    [underlyings, sessions],
+  const spots = await queryRows<Selected<typeof equityQuotes, "symbol" | "price"> & { day: string }>(
+    query,
+    `select ${selectList(equityQuotes, ["symbol", "price"])}, ${dayOf(E.asOf)} as "day" from ${EQUITY_QUOTES}
+      where ${E.symbol} = any($1::text[]) and (${E.asOf} at time zone 'America/New_York')::date = any($2::date[])`,
+    [tickers, sessions],
   );
-  const kinds = await query(`select symbol from underlyings where symbol = any($1::text[]) and asset_type in ('etf', 'index')`, [
+  const kinds = await selectRows(
+    query,
     underlyings,
-  ]);
+    ["symbol"],
+    `where ${U.symbol} = any($1::text[]) and ${U.assetType} in (${ETF_OR_INDEX.map((t) => `'${t}'`).join(", ")})`,
+    [tickers],
+  );
   // Per contract, a range of its own session's prints (flow_prints_contract_session_idx): a join
   // over the batch made the planner scan every stored print once the table held millions.
-  const volumes = await query(
-    `select b.symbol, b.session::text as session_date, v.volume
-       from unnest($1::text[], $2::date[], $3::timestamptz[], $4::int8[]) as b(symbol, session, at, seq),
-       lateral (select max(f.volume) as volume from flow_prints f
-                 where f.option_symbol = b.symbol and f.session_date = b.session and f.executed_at <= b.at
-                   and (f.executed_at, coalesce(f.sequence_number, -1)) < (b.at, b.seq)) v
-      where v.volume is not null`,
+  const volumes = await queryRows<FirstTrade & Selected<typeof flowPrints, "volume">>(
+    query,
+    `select b.symbol, b.session::text as session, ${selectList(flowPrints, ["volume"], "v")}
+       from unnest(${arrayParams(flowPrints, ["optionSymbol", "sessionDate", "executedAt", "sequenceNumber"])}) as b(symbol, session, at, seq),
+       lateral (select max(f.${F.volume}) as ${F.volume} from ${FLOW_PRINTS} f
+                 where f.${F.optionSymbol} = b.symbol and f.${F.sessionDate} = b.session and f.${F.executedAt} <= b.at
+                   and (f.${F.executedAt}, coalesce(f.${F.sequenceNumber}, -1)) < (b.at, b.seq)) v
+      where v.${F.volume} is not null`,
     firstTrades(trades, (t) => t.optionSymbol),
   );
-  const earlier = await query(
-    `select b.symbol, b.session::text as session_date, p.underlying_price
-       from unnest($1::text[], $2::date[], $3::timestamptz[], $4::int8[]) as b(symbol, session, at, seq),
-       lateral (select f.underlying_price from flow_prints f
-                 where f.ticker = b.symbol and f.session_date = b.session and f.underlying_price > 0 and f.executed_at <= b.at
-                   and (f.executed_at, coalesce(f.sequence_number, -1)) < (b.at, b.seq)
+  const earlier = await queryRows<FirstTrade & Selected<typeof flowPrints, "underlyingPrice">>(
+    query,
+    `select b.symbol, b.session::text as session, ${selectList(flowPrints, ["underlyingPrice"], "p")}
+       from unnest(${arrayParams(flowPrints, ["ticker", "sessionDate", "executedAt", "sequenceNumber"])}) as b(symbol, session, at, seq),
+       lateral (select f.${F.underlyingPrice} from ${FLOW_PRINTS} f
+                 where f.${F.ticker} = b.symbol and f.${F.sessionDate} = b.session and f.${F.underlyingPrice} > 0 and f.${F.executedAt} <= b.at
+                   and (f.${F.executedAt}, coalesce(f.${F.sequenceNumber}, -1)) < (b.at, b.seq)
                  -- NULLS LAST as the index is ordered (executed_at is never null): the scan then stops at the first row.
-                 order by f.executed_at desc nulls last, f.sequence_number desc limit 1) p`,
+                 order by f.${F.executedAt} desc nulls last, f.${F.sequenceNumber} desc limit 1) p`,
     firstTrades(trades, (t) => t.underlying),
   );
-  const orNull = (v: unknown) => (v === null || v === undefined ? null : Number(v));
   return {
     ...pricing,
-    quotes: new Map(
-      quotes.rows.map((r) => [
-        r.option_symbol as string,
-        { sessionDate: r.session_date as string, openInterest: orNull(r.open_interest), iv: orNull(r.iv), delta: orNull(r.delta) },
-      ]),
-    ),
-    spots: new Map(spots.rows.map((r) => [`${r.symbol as string}|${r.session_date as string}`, Number(r.price)])),
-    earlierSpots: new Map(earlier.rows.map((r) => [`${r.symbol as string}|${r.session_date as string}`, Number(r.underlying_price)])),
-    etfOrIndex: new Set(kinds.rows.map((r) => r.symbol as string)),
-    volumesBefore: new Map(volumes.rows.map((r) => [`${r.session_date as string}|${r.symbol as string}`, Number(r.volume)])),
+    quotes: new Map(quotes.map((r) => [r.optionSymbol, { sessionDate: r.day, openInterest: r.openInterest, iv: r.iv, delta: r.delta }])),
+    spots: new Map(spots.map((r) => [`${r.symbol}|${r.day}`, r.price])),
+    earlierSpots: new Map(earlier.map((r) => [`${r.symbol}|${r.session}`, r.underlyingPrice])),
+    etfOrIndex: new Set(kinds.map((r) => r.symbol)),
+    volumesBefore: new Map(volumes.map((r) => [`${r.session}|${r.symbol}`, r.volume])),
   };
 }
 

@@ -5,6 +5,7 @@ import { optionQuotes } from "../../src/db/schema";
 import { flowPartitionsSql } from "../../src/market/flow-partitions";
 import { copyInsert } from "../db/bulk-insert";
 import type { CopyRows, IngestDatabase, TypedQuery } from "../db/database";
+import { columnNames, tableName } from "../db/rows";
 import { writeAtPositions } from "../db/positions";
 import { tradedScopes } from "../db/versions";
 
@@ -43,6 +44,8 @@ export async function writeTrades<T extends TradeEvent>(
   );
   return { ...result, prints };
 }
+
+const [OPTION_QUOTES, Q] = [tableName(optionQuotes), columnNames(optionQuotes)];
 
 /** The sessions whose partitions each database is known to hold. */
 const partitioned = new WeakMap<IngestDatabase, Set<string>>();
@@ -89,10 +92,10 @@ async function updateLastTrades(query: TypedQuery, copy: CopyRows, prints: reado
       lastTradeAt: trade.executedAt.toISOString(),
       volume,
     })),
-    () => `on conflict (option_symbol) do update set last = excluded.last, last_trade_at = excluded.last_trade_at, volume = excluded.volume
-           where option_quotes.last_trade_at is null or option_quotes.last_trade_at <= excluded.last_trade_at`,
+    () => `on conflict (${Q.optionSymbol}) do update set ${[Q.last, Q.lastTradeAt, Q.volume].map((c) => `${c} = excluded.${c}`).join(", ")}
+           where ${OPTION_QUOTES}.${Q.lastTradeAt} is null or ${OPTION_QUOTES}.${Q.lastTradeAt} <= excluded.${Q.lastTradeAt}`,
     // In symbol order, as every writer of option_quotes: two lanes' batches then never deadlock.
-    "option_symbol",
+    Q.optionSymbol,
   );
   return [...newest.values()];
 }

@@ -1,7 +1,10 @@
 import { addDays } from "../../src/domain/calendar";
 import { MARKET_WIDE } from "../../src/market/scopes";
 import type { VendorCompany, VendorDividend, VendorEarnings } from "../../src/vendors/fundamentals-provider";
+import { dividends, earnings, equityQuotes, fundamentalsRefreshes, marketState, underlyings } from "../../src/db/schema";
+import { bulkInsert, unnestRows, updateOnConflict } from "../db/bulk-insert";
 import type { IngestDatabase, TypedQuery } from "../db/database";
+import { columnNames, queryRows, selectList, selectRows, tableName, type Row, type Selected } from "../db/rows";
 import { bumpScopes } from "../db/versions";
 import { dividendFrequency, estimatedNextDividend, paymentsPerYear } from "./dividend-schedule";
 import { DIVIDENDS_DAYS_BACK, type Fetched } from "./fetch-fundamentals";
@@ -19,19 +22,16 @@ export interface RefreshReport {
   scopesBumped: number;
 }
 
-/** The company columns a refresh may change, in `underlyings`' names. */
-const COMPANY_COLUMNS = [
-  "name",
-  "sector",
-  "industry",
-  "market_cap",
-  "pe_ratio",
-  "logo_url",
-  "dividend_yield",
-  "dividend_frequency",
-] as const;
-type Company = Record<(typeof COMPANY_COLUMNS)[number], string | number | null>;
-const COMPANY_TYPES = ["text", "text", "text", "float8", "float8", "text", "float8", "text"];
+const [UNDERLYINGS, U] = [tableName(underlyings), columnNames(underlyings)];
+const [EARNINGS, N] = [tableName(earnings), columnNames(earnings)];
+const [DIVIDENDS, D] = [tableName(dividends), columnNames(dividends)];
+const [REFRESHES, R] = [tableName(fundamentalsRefreshes), columnNames(fundamentalsRefreshes)];
+const [MARKET_STATE, S] = [tableName(marketState), columnNames(marketState)];
+const [EQUITY_QUOTES, E] = [tableName(equityQuotes), columnNames(equityQuotes)];
+
+/** The company columns a refresh may change, of `underlyings`. */
+const COMPANY_COLUMNS = ["name", "sector", "industry", "marketCap", "peRatio", "logoUrl", "dividendYield", "dividendFrequency"] as const;
+type Company = Selected<typeof underlyings, (typeof COMPANY_COLUMNS)[number]>;
 
 /** A calendar left as stored, and why. */
 type Kept = { kept: string };
@@ -49,7 +49,7 @@ const round = (x: number, places: number) => Math.round(x * 10 ** places) / 10 *
  */
 export async function applyFundamentals(db: IngestDatabase, vendor: string, today: string, fetched: Fetched): Promise<RefreshReport> {
   return db.typedTransaction(async (query) => {
-    const listed = new Set((await query(`select symbol from underlyings`)).rows.map((r) => r.symbol as string));
+    const listed = new Set((await selectRows(query, underlyings, ["symbol"])).map((r) => r.symbol));
     const changed = new Set<string>();
     let calendarsChanged = false;
 
@@ -72,8 +72,9 @@ export async function applyFundamentals(db: IngestDatabase, vendor: string, toda
 
     const scopes = new Set(changed);
     if (calendarsChanged) scopes.add(MARKET_WIDE);
-    const asOf = (await query(`select coalesce(as_of, now()) as t from market_state where id = 1`)).rows[0]?.t as string | undefined;
-    await bumpScopes(query, { scopes, asOf: new Date(asOf ?? Date.now()) });
+    // A timestamptz as the drivers read it: a Date.
+    const [state] = await queryRows<{ t: Date }>(query, `select coalesce(${S.asOf}, now()) as t from ${MARKET_STATE} where ${S.id} = 1`);
+    await bumpScopes(query, { scopes, asOf: new Date(state?.t ?? Date.now()) });
 
     const failedSymbols = [...fetched.failed];
     const report: RefreshReport = {
@@ -90,8 +91,8 @@ export async function applyFundamentals(db: IngestDatabase, vendor: string, toda
       scopesBumped: scopes.size,
     };
     await query(
-      `insert into fundamentals_refreshes (day, vendor, report) values ($1, $2, $3::jsonb)
-       on conflict (day) do update set vendor = excluded.vendor, report = excluded.report, done_at = now()`,
+      `insert into ${REFRESHES} (${R.day}, ${R.vendor}, ${R.report}) values ($1, $2, $3::jsonb)
+       on conflict (${R.day}) do update set ${R.vendor} = excluded.${R.vendor}, ${R.report} = excluded.${R.report}, ${R.doneAt} = now()`,
       [today, vendor, JSON.stringify(report)],
     );
     return report;
@@ -105,18 +106,19 @@ export async function applyFundamentals(db: IngestDatabase, vendor: string, toda
  */
 async function applyCompanies(query: TypedQuery, today: string, fetched: Fetched) {
   const symbols = [...new Set([...fetched.companies.keys(), ...fetched.dividends.keys()])];
-  const stored = await query(
-    `select u.symbol, ${COMPANY_COLUMNS.map((c) => `u.${c}`).join(", ")}, e.price as spot
-     from underlyings u left join equity_quotes e on e.symbol = u.symbol where u.symbol = any($1::text[])`,
+  const stored = await queryRows<Selected<typeof underlyings, "symbol" | (typeof COMPANY_COLUMNS)[number]> & { spot: number | null }>(
+    query,
+    `select ${selectList(underlyings, ["symbol", ...COMPANY_COLUMNS], "u")}, e.${E.price} as spot
+     from ${UNDERLYINGS} u left join ${EQUITY_QUOTES} e on e.${E.symbol} = u.${U.symbol} where u.${U.symbol} = any($1::text[])`,
     [symbols],
   );
-  const rows: Company[] = [];
+  const rows: (Company & { symbol: string })[] = [];
   const changed: string[] = [];
   let renamed = false;
   const frequencies = new Map<string, string | null>();
   const yields = new Map<string, number | null>();
-  for (const row of stored.rows) {
-    const symbol = row.symbol as string;
+  for (const row of stored) {
+    const symbol = row.symbol;
     const before = Object.fromEntries(COMPANY_COLUMNS.map((c) => [c, row[c] ?? null])) as Company;
     const after: Company = { ...before };
     const company = fetched.companies.get(symbol);
@@ -125,42 +127,43 @@ async function applyCompanies(query: TypedQuery, today: string, fetched: Fetched
     if (paid) {
       const recent = paid.filter((d) => d.exDate <= today);
       const frequency = dividendFrequency(paid);
-      if (paid.length === 0) Object.assign(after, { dividend_frequency: null, dividend_yield: 0 });
-      else if (frequency) after.dividend_frequency = frequency;
+      if (paid.length === 0) Object.assign(after, { dividendFrequency: null, dividendYield: 0 });
+      else if (frequency) after.dividendFrequency = frequency;
       const spot = Number(row.spot);
       const last = (recent.length > 0 ? recent : paid).at(-1)!;
       if (frequency && company?.dividendYieldPercent == null && spot > 0)
-        after.dividend_yield = round((last.amount * paymentsPerYear(frequency)) / spot, 6);
+        after.dividendYield = round((last.amount * paymentsPerYear(frequency)) / spot, 6);
     }
-    frequencies.set(symbol, after.dividend_frequency as string | null);
-    yields.set(symbol, after.dividend_yield as number | null);
+    frequencies.set(symbol, after.dividendFrequency);
+    yields.set(symbol, after.dividendYield);
     if (same(before, after)) continue;
     changed.push(symbol);
     renamed ||= before.name !== after.name;
-    rows.push(after);
+    rows.push({ symbol, ...after });
   }
-  if (rows.length > 0)
+  if (rows.length > 0) {
+    const v = unnestRows(underlyings, ["symbol", ...COMPANY_COLUMNS], rows, "v");
     await query(
-      `update underlyings u set ${COMPANY_COLUMNS.map((c) => `${c} = v.${c}`).join(", ")}
-       from unnest($1::text[], ${COMPANY_COLUMNS.map((_, i) => `$${i + 2}::${COMPANY_TYPES[i]}[]`).join(", ")})
-         as v(symbol, ${COMPANY_COLUMNS.join(", ")})
-       where u.symbol = v.symbol`,
-      [changed, ...COMPANY_COLUMNS.map((c) => rows.map((r) => r[c]))],
+      `update ${UNDERLYINGS} u set ${COMPANY_COLUMNS.map((c) => `${U[c]} = v.${U[c]}`).join(", ")}
+       from ${v.sql}
+       where u.${U.symbol} = v.${U.symbol}`,
+      v.params,
     );
+  }
   return { changed, renamed, frequencies, yields };
 }
 
 function mergeCompany(into: Company, c: VendorCompany): void {
-  const given: Partial<Company> = {
-    name: c.name,
-    sector: c.sector,
-    industry: c.industry,
-    market_cap: c.marketCap,
-    pe_ratio: c.peRatio === null ? null : round(c.peRatio, 2),
-    logo_url: c.logoUrl,
-    dividend_yield: c.dividendYieldPercent === null ? null : round(c.dividendYieldPercent / 100, 6),
+  const given = <K extends keyof Company>(column: K, value: Company[K] | null) => {
+    if (value !== null && value !== undefined) into[column] = value;
   };
-  for (const [column, value] of Object.entries(given)) if (value !== null && value !== undefined) into[column as keyof Company] = value;
+  given("name", c.name);
+  given("sector", c.sector);
+  given("industry", c.industry);
+  given("marketCap", c.marketCap);
+  given("peRatio", c.peRatio === null ? null : round(c.peRatio, 2));
+  given("logoUrl", c.logoUrl);
+  given("dividendYield", c.dividendYieldPercent === null ? null : round(c.dividendYieldPercent / 100, 6));
 }
 
 const earningsKey = (symbol: string, date: string) => `${symbol}|${date}`;
@@ -171,58 +174,54 @@ async function applyEarnings(
   window: { from: string; to: string; rows: VendorEarnings[] },
 ): Promise<(Changed & { rows: number }) | Kept> {
   const vendor = new Map(window.rows.map((e) => [earningsKey(e.symbol, e.date), e]));
-  const stored = await query(
-    `select symbol, earnings_date::text as date, timing, fiscal_quarter, eps_estimated, revenue_estimated
-     from earnings where earnings_date between $1 and $2`,
+  const stored = await selectRows(
+    query,
+    earnings,
+    ["symbol", "earningsDate", "timing", "fiscalQuarter", "epsEstimated", "revenueEstimated"],
+    `where ${N.earningsDate} between $1 and $2`,
     [window.from, window.to],
   );
-  if (vendor.size === 0 && stored.rows.length > 0)
-    return { kept: `the vendor listed no earnings from ${window.from} to ${window.to}; the ${stored.rows.length} stored kept` };
-  const storedByKey = new Map(stored.rows.map((r) => [earningsKey(r.symbol as string, r.date as string), r]));
-  const gone = stored.rows.filter((r) => !vendor.has(earningsKey(r.symbol as string, r.date as string)));
+  if (vendor.size === 0 && stored.length > 0)
+    return { kept: `the vendor listed no earnings from ${window.from} to ${window.to}; the ${stored.length} stored kept` };
+  const storedByKey = new Map(stored.map((r) => [earningsKey(r.symbol, r.earningsDate), r]));
+  const gone = stored.filter((r) => !vendor.has(earningsKey(r.symbol, r.earningsDate)));
   const written = [...vendor.values()].filter((e) => {
     const s = storedByKey.get(earningsKey(e.symbol, e.date));
     return (
       !s ||
       !same(
-        [s.timing, s.fiscal_quarter, s.eps_estimated, s.revenue_estimated],
+        [s.timing, s.fiscalQuarter, s.epsEstimated, s.revenueEstimated],
         [e.timing, e.fiscalQuarter, e.epsEstimated, e.revenueEstimated],
       )
     );
   });
-  if (gone.length > 0)
+  if (gone.length > 0) {
+    const g = unnestRows(earnings, ["symbol", "earningsDate"], gone, "g");
     await query(
-      `delete from earnings e using unnest($1::text[], $2::date[]) as g(symbol, d) where e.symbol = g.symbol and e.earnings_date = g.d`,
-      [gone.map((r) => r.symbol), gone.map((r) => r.date)],
+      `delete from ${EARNINGS} e using ${g.sql} where e.${N.symbol} = g.${N.symbol} and e.${N.earningsDate} = g.${N.earningsDate}`,
+      g.params,
     );
-  if (written.length > 0)
-    await query(
-      `insert into earnings (symbol, earnings_date, timing, fiscal_quarter, eps_estimated, revenue_estimated)
-       select * from unnest($1::text[], $2::date[], $3::text[], $4::text[], $5::float8[], $6::float8[])
-       on conflict (symbol, earnings_date) do update set timing = excluded.timing, fiscal_quarter = excluded.fiscal_quarter,
-         eps_estimated = excluded.eps_estimated, revenue_estimated = excluded.revenue_estimated`,
-      [
-        written.map((e) => e.symbol),
-        written.map((e) => e.date),
-        written.map((e) => e.timing),
-        written.map((e) => e.fiscalQuarter),
-        written.map((e) => e.epsEstimated),
-        written.map((e) => e.revenueEstimated),
-      ],
-    );
-  const symbols = new Set([...gone.map((r) => r.symbol as string), ...written.map((e) => e.symbol)]);
+  }
+  await bulkInsert(
+    query,
+    earnings,
+    written.map((e) => ({
+      symbol: e.symbol,
+      earningsDate: e.date,
+      timing: e.timing,
+      fiscalQuarter: e.fiscalQuarter,
+      epsEstimated: e.epsEstimated,
+      revenueEstimated: e.revenueEstimated,
+    })),
+    updateOnConflict([N.symbol, N.earningsDate]),
+  );
+  const symbols = new Set([...gone.map((r) => r.symbol), ...written.map((e) => e.symbol)]);
   return { symbols, rows: vendor.size, changedRows: gone.length + written.length };
 }
 
-interface DividendRow {
-  symbol: string;
-  exDate: string;
-  payDate: string;
-  amount: number;
-  yieldPercent: number;
-  frequency: string;
-  isEstimated: boolean;
-}
+/** A row of `dividends`; `same` compares two by their JSON, so each is built in the table's column order. */
+type DividendRow = Row<typeof dividends>;
+const DIVIDEND_COLUMNS = ["symbol", "exDate", "payDate", "amount", "yieldPercent", "frequency", "isEstimated"] as const;
 const dividendKey = (symbol: string, exDate: string) => `${symbol}|${exDate}`;
 
 /**
@@ -238,27 +237,16 @@ async function applyDividends(
   yields: Map<string, number | null>,
 ): Promise<(Changed & { estimated: number }) | Kept> {
   const symbols = [...answered.keys()];
-  const stored = await query(
-    `select symbol, ex_date::text as ex_date, pay_date::text as pay_date, amount, yield_percent, frequency, is_estimated
-     from dividends where symbol = any($1::text[]) and ex_date >= $2`,
+  const stored: DividendRow[] = await selectRows(
+    query,
+    dividends,
+    DIVIDEND_COLUMNS,
+    `where ${D.symbol} = any($1::text[]) and ${D.exDate} >= $2`,
     [symbols, addDays(today, -DIVIDENDS_DAYS_BACK)],
   );
-  if (symbols.length >= 5 && [...answered.values()].every((d) => d.length === 0) && stored.rows.some((r) => (r.ex_date as string) >= today))
+  if (symbols.length >= 5 && [...answered.values()].every((d) => d.length === 0) && stored.some((r) => r.exDate >= today))
     return { kept: `the vendor listed no dividend for any of the ${symbols.length} symbols asked; the stored kept` };
-  const storedByKey = new Map(
-    stored.rows.map((r) => [
-      dividendKey(r.symbol as string, r.ex_date as string),
-      {
-        symbol: r.symbol as string,
-        exDate: r.ex_date as string,
-        payDate: r.pay_date as string,
-        amount: r.amount as number,
-        yieldPercent: r.yield_percent as number,
-        frequency: r.frequency as string,
-        isEstimated: r.is_estimated as boolean,
-      } satisfies DividendRow,
-    ]),
-  );
+  const storedByKey = new Map(stored.map((r) => [dividendKey(r.symbol, r.exDate), r]));
   const wanted = new Map<string, DividendRow>();
   let estimated = 0;
   for (const [symbol, paid] of answered) {
@@ -282,26 +270,13 @@ async function applyDividends(
   }
   const gone = [...storedByKey.values()].filter((r) => r.exDate >= today && !wanted.has(dividendKey(r.symbol, r.exDate)));
   const written = [...wanted.entries()].filter(([key, row]) => !same(storedByKey.get(key), row)).map(([, row]) => row);
-  if (gone.length > 0)
+  if (gone.length > 0) {
+    const g = unnestRows(dividends, ["symbol", "exDate"], gone, "g");
     await query(
-      `delete from dividends v using unnest($1::text[], $2::date[]) as g(symbol, d) where v.symbol = g.symbol and v.ex_date = g.d`,
-      [gone.map((r) => r.symbol), gone.map((r) => r.exDate)],
+      `delete from ${DIVIDENDS} v using ${g.sql} where v.${D.symbol} = g.${D.symbol} and v.${D.exDate} = g.${D.exDate}`,
+      g.params,
     );
-  if (written.length > 0)
-    await query(
-      `insert into dividends (symbol, ex_date, pay_date, amount, yield_percent, frequency, is_estimated)
-       select * from unnest($1::text[], $2::date[], $3::date[], $4::float8[], $5::float8[], $6::text[], $7::bool[])
-       on conflict (symbol, ex_date) do update set pay_date = excluded.pay_date, amount = excluded.amount,
-         yield_percent = excluded.yield_percent, frequency = excluded.frequency, is_estimated = excluded.is_estimated`,
-      [
-        written.map((r) => r.symbol),
-        written.map((r) => r.exDate),
-        written.map((r) => r.payDate),
-        written.map((r) => r.amount),
-        written.map((r) => r.yieldPercent),
-        written.map((r) => r.frequency),
-        written.map((r) => r.isEstimated),
-      ],
-    );
+  }
+  await bulkInsert(query, dividends, written, updateOnConflict([D.symbol, D.exDate]));
   return { symbols: new Set([...gone, ...written].map((r) => r.symbol)), changedRows: gone.length + written.length, estimated };
 }

@@ -1,6 +1,8 @@
+import type { underlyings } from "../../src/db/schema";
 import { addDays } from "../../src/domain/calendar";
 import type { FundamentalsProvider, VendorCompany, VendorDividend, VendorEarnings } from "../../src/vendors/fundamentals-provider";
 import type { VendorOutcome } from "../../src/vendors/vendor-outcome";
+import type { Row } from "../db/rows";
 import { forEachConcurrently } from "../pipeline/for-each-concurrently";
 
 /** How far ahead the earnings calendar is refreshed (the calendars' longest window), asked a week at a time. */
@@ -14,10 +16,7 @@ const OUTAGE_STREAK = 10;
 const CONCURRENCY = 4;
 
 /** An underlying to refresh: stocks get their company and dividends, funds their dividends, indexes nothing. */
-export interface Listed {
-  symbol: string;
-  assetType: "stock" | "etf" | "index";
-}
+export type Listed = Row<typeof underlyings, "symbol" | "assetType">;
 
 /** What the vendor answered; a symbol absent from a map failed (listed in `failed`) or, for companies, is unknown to the vendor. */
 export interface Fetched {

@@ -1,6 +1,8 @@
+import { fundamentalsRefreshes, underlyings } from "../../src/db/schema";
 import { newYorkInstant, todayInNewYork } from "../../src/domain/calendar";
 import type { FundamentalsProvider } from "../../src/vendors/fundamentals-provider";
 import type { IngestDatabase } from "../db/database";
+import { columnNames, selectRows, tableName } from "../db/rows";
 import type { IngestLog } from "../log";
 import { repeatUntilAborted } from "../pipeline/periodic";
 import { applyFundamentals, type RefreshReport } from "./apply-fundamentals";
@@ -11,14 +13,21 @@ export const REFRESH_FROM_HOUR_ET = 6;
 /** How often the follower checks; a failed refresh is tried again at the next check. */
 const CHECK_EVERY_MS = 15 * 60_000;
 
+const U = columnNames(underlyings);
+const [REFRESHES, R] = [tableName(fundamentalsRefreshes), columnNames(fundamentalsRefreshes)];
+
 /** One refresh: ask the vendor about every listed stock and fund, then write what it answered (`applyFundamentals`). */
 export async function refreshFundamentals(
   db: IngestDatabase,
   provider: FundamentalsProvider,
   options: { today: string; callsPerMinute: number },
 ): Promise<RefreshReport> {
-  const { rows } = await db.typedQuery(`select symbol, asset_type from underlyings where asset_type <> 'index' order by symbol`);
-  const listed: Listed[] = rows.map((r) => ({ symbol: r.symbol as string, assetType: r.asset_type as Listed["assetType"] }));
+  const listed: Listed[] = await selectRows(
+    db.typedQuery,
+    underlyings,
+    ["symbol", "assetType"],
+    `where ${U.assetType} <> 'index' order by ${U.symbol}`,
+  );
   const fetched = await fetchFundamentals(provider, listed, options.today, options);
   return applyFundamentals(db, provider.name, options.today, fetched);
 }
@@ -27,7 +36,7 @@ export async function refreshFundamentals(
 export async function dueRefresh(db: IngestDatabase, now: Date): Promise<string | null> {
   const today = todayInNewYork(now);
   if (now < newYorkInstant(today, REFRESH_FROM_HOUR_ET)) return null;
-  const { rows } = await db.typedQuery(`select 1 from fundamentals_refreshes where day = $1`, [today]);
+  const { rows } = await db.typedQuery(`select 1 from ${REFRESHES} where ${R.day} = $1`, [today]);
   return rows.length > 0 ? null : today;
 }
 

@@ -1,5 +1,13 @@
+import { marketState, optionDaily, optionQuotes, screenerBaselines, screenerUnderlyingBaselines } from "../../src/db/schema";
 import { previousSessions } from "../../src/domain/calendar";
 import type { IngestDatabase } from "../db/database";
+import { columnNames, tableName } from "../db/rows";
+
+const [BASELINES, B] = [tableName(screenerBaselines), columnNames(screenerBaselines)];
+const [UNDERLYING_BASELINES_TABLE, UB] = [tableName(screenerUnderlyingBaselines), columnNames(screenerUnderlyingBaselines)];
+const [MARKET_STATE, S] = [tableName(marketState), columnNames(marketState)];
+const [OPTION_DAILY, H] = [tableName(optionDaily), columnNames(optionDaily)];
+const [OPTION_QUOTES, Q] = [tableName(optionQuotes), columnNames(optionQuotes)];
 
 /** Sessions before the current one that make the 30-day baselines (today is excluded, ANALYTICS.md §5). */
 export const BASELINE_SESSIONS = 30;
@@ -19,23 +27,26 @@ export async function writeBaselines(db: IngestDatabase, session: string): Promi
   // changes), and a rerun must give the same baselines. Integers' averages are exact in numeric.
   await db.typedTransaction(async (query) => {
     await query(`set local work_mem = '256MB'`);
-    for (const table of ["screener_baselines", "screener_underlying_baselines"]) {
+    for (const [table, sessionDate] of [
+      [BASELINES, B.sessionDate],
+      [UNDERLYING_BASELINES_TABLE, UB.sessionDate],
+    ]) {
       await query(
-        `delete from ${table} where session_date = $1::date
-            or session_date is distinct from (select session_date from market_state where id = 1)`,
+        `delete from ${table} where ${sessionDate} = $1::date
+            or ${sessionDate} is distinct from (select ${S.sessionDate} from ${MARKET_STATE} where ${S.id} = 1)`,
         [session],
       );
     }
     await query(
-      `insert into screener_baselines (session_date, underlying, option_symbol, samples, avg_volume, std_volume, avg_oi, std_oi, avg_iv, avg_mark)
-       select $2::date, q.underlying, b.* from (
-         select h.option_symbol, count(*)::int,
-           avg(h.volume)::float8, stddev_samp(h.volume)::float8,
-           avg(h.open_interest)::float8, stddev_samp(h.open_interest)::float8,
-           avg(h.iv order by h.date)::float8, avg(h.mark order by h.date)::float8
-         from option_daily h where h.date >= $1::date and h.date < $2::date
-         group by h.option_symbol) b
-       join option_quotes q on q.option_symbol = b.option_symbol`,
+      `insert into ${BASELINES} (${[B.sessionDate, B.underlying, B.optionSymbol, B.samples, B.avgVolume, B.stdVolume, B.avgOpenInterest, B.stdOpenInterest, B.avgIv, B.avgMark].join(", ")})
+       select $2::date, q.${Q.underlying}, b.* from (
+         select h.${H.optionSymbol}, count(*)::int,
+           avg(h.${H.volume})::float8, stddev_samp(h.${H.volume})::float8,
+           avg(h.${H.openInterest})::float8, stddev_samp(h.${H.openInterest})::float8,
+           avg(h.${H.iv} order by h.${H.date})::float8, avg(h.${H.mark} order by h.${H.date})::float8
+         from ${OPTION_DAILY} h where h.${H.date} >= $1::date and h.${H.date} < $2::date
+         group by h.${H.optionSymbol}) b
+       join ${OPTION_QUOTES} q on q.${Q.optionSymbol} = b.${H.optionSymbol}`,
       [from, session],
     );
     await query(UNDERLYING_BASELINES, [session]);
@@ -50,7 +61,7 @@ export async function writeBaselines(db: IngestDatabase, session: string): Promi
  * extremes. Sums in date order, as above.
  */
 const UNDERLYING_BASELINES = `
-insert into screener_underlying_baselines (session_date, symbol, low52, high52, avg50, avg200, rsi, iv_high, iv_high_date, iv_low, iv_low_date)
+insert into ${UNDERLYING_BASELINES_TABLE} (${[UB.sessionDate, UB.symbol, UB.low52, UB.high52, UB.avg50, UB.avg200, UB.rsi, UB.ivHigh, UB.ivHighDate, UB.ivLow, UB.ivLowDate].join(", ")})
 with eq as (
   select e.symbol, e.date, e.close, e.high, e.low,
     row_number() over (partition by e.symbol order by e.date desc) as n,

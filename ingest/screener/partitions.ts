@@ -1,8 +1,15 @@
+import { marketState, marketVersions, optionQuotes, screenerContracts, screenerPartitions } from "../../src/db/schema";
+import { bulkInsert } from "../db/bulk-insert";
 import type { IngestDatabase, TypedQuery } from "../db/database";
 import { marketSession } from "../db/market-session";
+import { columnNames, queryRows, selectList, selectRows, tableName, type Row, type Selected } from "../db/rows";
 import { earlyCloseDays, insertScreenerRows } from "./screener-rows";
 
-const TABLE = "screener_contracts";
+const [TABLE, C] = [tableName(screenerContracts), columnNames(screenerContracts)];
+const [PARTITIONS, P] = [tableName(screenerPartitions), columnNames(screenerPartitions)];
+const [MARKET_STATE, S] = [tableName(marketState), columnNames(marketState)];
+const [MARKET_VERSIONS, V] = [tableName(marketVersions), columnNames(marketVersions)];
+const [OPTION_QUOTES, Q] = [tableName(optionQuotes), columnNames(optionQuotes)];
 
 /**
  * Contracts a partition holds at about most (whole underlyings; one may hold more): a partition is
@@ -23,16 +30,10 @@ const BUILD_WORK_MEM = "128MB";
 const STATISTICS_TARGET = 10;
 
 /** Whole underlyings in [lower, upper) of the symbol order; null: no bound. */
-export interface SymbolRange {
-  lower: string | null;
-  upper: string | null;
-}
+export type SymbolRange = Row<typeof screenerPartitions, "lower" | "upper">;
 
-export interface ScreenerPartition extends SymbolRange {
-  name: string;
-  /** The newest scope version committed before its rows were derived. */
-  builtVersion: number;
-}
+/** A partition: its table's name, its range, and the newest scope version committed before its rows were derived. */
+export type ScreenerPartition = Selected<typeof screenerPartitions, "name" | "lower" | "upper" | "builtVersion">;
 
 /** A partition filled and indexed beside the table, ready to be swapped in. */
 interface BuiltPartition extends SymbolRange {
@@ -52,50 +53,47 @@ export interface BuildSteps {
 const literal = (value: string) => `'${value.replace(/'/g, "''")}'`;
 const bound = (value: string | null, none: string) => (value === null ? none : `(${literal(value)})`);
 
-/** A partition's row of `screener_partitions`, as `partitionOf` reads it. */
-const PARTITION_COLUMNS = `name, lower, upper, built_version::float8 as built`;
-const partitionOf = (r: Record<string, unknown>): ScreenerPartition => ({
-  name: r.name as string,
-  lower: r.lower as string | null,
-  upper: r.upper as string | null,
-  builtVersion: Number(r.built),
-});
+/** A partition's row of `screener_partitions`. */
+const PARTITION_KEYS = ["name", "lower", "upper", "builtVersion"] as const;
 
 export async function readPartitions(query: TypedQuery): Promise<ScreenerPartition[]> {
-  const { rows } = await query(`select ${PARTITION_COLUMNS} from screener_partitions order by lower nulls first`);
-  return rows.map(partitionOf);
+  return selectRows(query, screenerPartitions, PARTITION_KEYS, `order by ${P.lower} nulls first`);
 }
 
 /** Where the partitions after the first begin, in symbol order (none before the first build). */
 export async function partitionCuts(query: TypedQuery): Promise<string[]> {
-  const { rows } = await query(`select lower from screener_partitions where lower is not null order by lower`);
-  return rows.map((r) => r.lower as string);
+  const rows = await selectRows(query, screenerPartitions, ["lower"], `where ${P.lower} is not null order by ${P.lower}`);
+  return rows.flatMap((r) => r.lower ?? []);
 }
 
 /** The market cut into ranges of whole underlyings of about `PARTITION_CONTRACTS` contracts each, covering every symbol. */
 export async function planRanges(query: TypedQuery, size = PARTITION_CONTRACTS): Promise<SymbolRange[]> {
-  const { rows } = await query(`select underlying, count(*)::int as n from option_quotes group by underlying order by underlying`);
+  const rows = await queryRows<Selected<typeof optionQuotes, "underlying"> & { n: number }>(
+    query,
+    `select ${selectList(optionQuotes, ["underlying"])}, count(*)::int as n from ${OPTION_QUOTES} group by ${Q.underlying} order by ${Q.underlying}`,
+  );
   const cuts: string[] = [];
   let held = 0;
   for (const { underlying, n } of rows) {
     if (held >= size) {
-      cuts.push(underlying as string);
+      cuts.push(underlying);
       held = 0;
     }
-    held += n as number;
+    held += n;
   }
   return [null, ...cuts].map((lower, i) => ({ lower, upper: cuts[i] ?? null }));
 }
 
 /** The newest scope version every change up to which has committed. */
 export async function committedScopeVersion(query: TypedQuery): Promise<number> {
-  const { rows } = await query(`select scope_version::float8 as v from market_state where id = 1`);
-  return Number(rows[0]?.v ?? 0);
+  const [state] = await selectRows(query, marketState, ["scopeVersion"], `where ${S.id} = 1`);
+  return state?.scopeVersion ?? 0;
 }
 
 /** The secondary indexes of the table (its key is added apart), as statements for a partition of it. */
 async function indexStatements(query: TypedQuery, partition: string): Promise<string[]> {
-  const { rows } = await query(
+  const rows = await queryRows<{ definition: string }>(
+    query,
     `select i.indexdef as definition from pg_indexes i
       where i.schemaname = 'public' and i.tablename = $1
         and not exists (select 1 from pg_constraint c where c.conname = i.indexname)
@@ -103,11 +101,11 @@ async function indexStatements(query: TypedQuery, partition: string): Promise<st
     [TABLE],
   );
   return rows.map(({ definition }) => {
-    const onPartition = (definition as string).replace(
+    const onPartition = definition.replace(
       new RegExp(`^CREATE (UNIQUE )?INDEX \\S+ ON (ONLY )?public\\.${TABLE} `),
       `CREATE $1INDEX ON public.${partition} `,
     );
-    if (onPartition === definition) throw new Error(`unexpected index definition: ${definition as string}`);
+    if (onPartition === definition) throw new Error(`unexpected index definition: ${definition}`);
     return onPartition;
   });
 }
@@ -120,11 +118,11 @@ async function indexStatements(query: TypedQuery, partition: string): Promise<st
  */
 async function buildPartition(db: IngestDatabase, range: SymbolRange): Promise<BuiltPartition> {
   const started = performance.now();
-  const { rows } = await db.typedQuery(`select nextval('screener_partition_seq')::text as n`);
-  const name = `${TABLE}_${rows[0]!.n as string}`;
+  const [next] = await queryRows<{ n: string }>(db.typedQuery, `select nextval('screener_partition_seq')::text as n`);
+  const name = `${TABLE}_${next!.n}`;
   const checks = [
-    range.lower === null ? null : `symbol >= ${literal(range.lower)}`,
-    range.upper === null ? null : `symbol < ${literal(range.upper)}`,
+    range.lower === null ? null : `${C.symbol} >= ${literal(range.lower)}`,
+    range.upper === null ? null : `${C.symbol} < ${literal(range.upper)}`,
   ].filter((c) => c !== null);
   await db.typedQuery(`create table ${name} (like ${TABLE} including defaults including constraints)`);
   if (checks.length > 0) await db.typedQuery(`alter table ${name} add constraint ${name}_range check (${checks.join(" and ")})`);
@@ -136,44 +134,40 @@ async function buildPartition(db: IngestDatabase, range: SymbolRange): Promise<B
     await query(`set local jit = off`);
     await query(`set local enable_nestloop = off`);
     await query(`set local enable_mergejoin = off`);
-    const { rows } = await query(
-      `select session_date::text as session, as_of, risk_free_rate::float8 as rate from market_state where id = 1`,
+    // Its time as the drivers read a timestamptz (a Date), handed back as the statement's parameter.
+    const [market] = await queryRows<Selected<typeof marketState, "sessionDate" | "riskFreeRate"> & { asOf: Date }>(
+      query,
+      `select ${selectList(marketState, ["sessionDate", "riskFreeRate"])}, ${S.asOf} as "asOf" from ${MARKET_STATE} where ${S.id} = 1`,
     );
-    const market = rows[0]!;
-    await query(insertScreenerRows(name), [
-      earlyCloseDays(market.session as string),
-      range.lower,
-      range.upper,
-      market.session,
-      market.as_of,
-      market.rate,
-    ]);
+    const { sessionDate, asOf, riskFreeRate } = market!;
+    await query(insertScreenerRows(name), [earlyCloseDays(sessionDate), range.lower, range.upper, sessionDate, asOf, riskFreeRate]);
   });
   const filled = performance.now();
   // Vacuumed before it is indexed: the same visibility map, without a pass over five indexes (15 ms against 90 at full size).
   await db.typedQuery(`vacuum ${name}`);
-  await db.typedQuery(`alter table ${name} add constraint ${name}_pkey primary key (symbol, option_key)`);
+  await db.typedQuery(`alter table ${name} add constraint ${name}_pkey primary key (${C.symbol}, ${C.optionKey})`);
   for (const statement of await indexStatements(db.typedQuery, name)) await db.typedQuery(statement);
   const indexed = performance.now();
   await db.typedTransaction(async (query) => {
     await query(`set local default_statistics_target = ${STATISTICS_TARGET}`);
     await query(`analyze ${name}`);
   });
-  const counted = await db.typedQuery(`select count(*)::int as n from ${name}`);
+  const [counted] = await queryRows<{ n: number }>(db.typedQuery, `select count(*)::int as n from ${name}`);
   const ms = (from: number, to: number) => Math.round(to - from);
   const steps = { fillMs: ms(started, filled), indexMs: ms(filled, indexed), analyzeMs: ms(indexed, performance.now()) };
-  return { name, lower: range.lower, upper: range.upper, rows: counted.rows[0]!.n as number, steps };
+  return { name, lower: range.lower, upper: range.upper, rows: counted!.n, steps };
 }
 
 /** Tables a build cut short left beside the screener's (not one of its partitions). */
 export async function dropLeftovers(query: TypedQuery): Promise<void> {
-  const { rows } = await query(
+  const rows = await queryRows<{ name: string }>(
+    query,
     `select c.relname as name from pg_class c join pg_namespace s on s.oid = c.relnamespace
       where s.nspname = 'public' and c.relkind = 'r' and c.relname ~ $1
         and not exists (select 1 from pg_inherits i where i.inhrelid = c.oid)`,
     [`^${TABLE}_[0-9]+$`],
   );
-  for (const { name } of rows) await query(`drop table if exists ${name as string}`);
+  for (const { name } of rows) await query(`drop table if exists ${name}`);
 }
 
 /**
@@ -187,7 +181,9 @@ async function swapPartitions(db: IngestDatabase, old: ScreenerPartition[], buil
   try {
     swapped = await db.typedTransaction(async (query) => {
       await query(`set local lock_timeout = '${SWAP_LOCK_TIMEOUT}'`);
-      const still = await query(`select name from screener_partitions where name = any($1::text[]) for update`, [old.map((p) => p.name)]);
+      const still = await query(`select ${P.name} from ${PARTITIONS} where ${P.name} = any($1::text[]) for update`, [
+        old.map((p) => p.name),
+      ]);
       if (still.rows.length !== old.length) return false;
       for (const p of old) {
         await query(`alter table ${TABLE} detach partition ${p.name}`);
@@ -197,11 +193,11 @@ async function swapPartitions(db: IngestDatabase, old: ScreenerPartition[], buil
         await query(
           `alter table ${TABLE} attach partition ${p.name} for values from ${bound(p.lower, "(MINVALUE)")} to ${bound(p.upper, "(MAXVALUE)")}`,
         );
-      await query(`delete from screener_partitions where name = any($1::text[])`, [old.map((p) => p.name)]);
-      await query(
-        `insert into screener_partitions (name, lower, upper, built_version)
-         select * from unnest($1::text[], $2::text[], $3::text[], $4::int8[])`,
-        [built.map((p) => p.name), built.map((p) => p.lower), built.map((p) => p.upper), built.map(() => version)],
+      await query(`delete from ${PARTITIONS} where ${P.name} = any($1::text[])`, [old.map((p) => p.name)]);
+      await bulkInsert(
+        query,
+        screenerPartitions,
+        built.map((p) => ({ name: p.name, lower: p.lower, upper: p.upper, builtVersion: version })),
       );
       return true;
     });
@@ -255,12 +251,12 @@ export async function refreshPartition(
  * minute's, rather than serving the first symbols twice while the last wait.
  */
 export async function movedPartitions(query: TypedQuery): Promise<ScreenerPartition[]> {
-  const { rows } = await query(
-    `select ${PARTITION_COLUMNS} from screener_partitions p
-      where exists (select 1 from market_versions v
-        where v.version > p.built_version and v.scope !~ '[:*]'
-          and (p.lower is null or v.scope >= p.lower) and (p.upper is null or v.scope < p.upper))
-      order by p.built_version, p.lower nulls first`,
+  return queryRows<ScreenerPartition>(
+    query,
+    `select ${selectList(screenerPartitions, PARTITION_KEYS, "p")} from ${PARTITIONS} p
+      where exists (select 1 from ${MARKET_VERSIONS} v
+        where v.${V.version} > p.${P.builtVersion} and v.${V.scope} !~ '[:*]'
+          and (p.${P.lower} is null or v.${V.scope} >= p.${P.lower}) and (p.${P.upper} is null or v.${V.scope} < p.${P.upper}))
+      order by p.${P.builtVersion}, p.${P.lower} nulls first`,
   );
-  return rows.map(partitionOf);
 }

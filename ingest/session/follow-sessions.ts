@@ -1,5 +1,7 @@
+import { marketState, marketVersions } from "../../src/db/schema";
 import { sessionCloseAt } from "../../src/domain/calendar";
 import type { IngestDatabase } from "../db/database";
+import { columnNames, queryRows, selectList, tableName, type Selected } from "../db/rows";
 import type { IngestLog } from "../log";
 import { repeatUntilAborted } from "../pipeline/periodic";
 import { isRolled, rollSession } from "./roll-session";
@@ -7,6 +9,9 @@ import { isRolled, rollSession } from "./roll-session";
 /** How long after a session's close it is rolled: index options quote until 16:15 ET, and the feed's last minutes settle. */
 export const ROLL_AFTER_MS = 30 * 60_000;
 const CHECK_EVERY_MS = 60_000;
+
+const [MARKET_STATE, S] = [tableName(marketState), columnNames(marketState)];
+const [MARKET_VERSIONS, V] = [tableName(marketVersions), columnNames(marketVersions)];
 
 /**
  * The session the market holds, if it is due for its roll at `now`: its close was `ROLL_AFTER_MS`
@@ -16,15 +21,17 @@ const CHECK_EVERY_MS = 60_000;
  * ended), and it has not been rolled whole.
  */
 export async function dueSession(db: IngestDatabase, now: Date): Promise<string | null> {
-  const { rows } = await db.typedQuery(
-    `select s.session_date::text as d, greatest(s.as_of, (select max(v.as_of) from market_versions v)) as newest
-       from market_state s where s.id = 1`,
+  // `newest` a timestamptz as the drivers read it (a Date); never null, `as_of` is not.
+  const [state] = await queryRows<Selected<typeof marketState, "sessionDate"> & { newest: Date }>(
+    db.typedQuery,
+    `select ${selectList(marketState, ["sessionDate"], "s")}, greatest(s.${S.asOf}, (select max(v.${V.asOf}) from ${MARKET_VERSIONS} v)) as newest
+       from ${MARKET_STATE} s where s.${S.id} = 1`,
   );
-  const session = rows[0]?.d as string | undefined;
+  const session = state?.sessionDate;
   if (!session) return null;
   const closeAt = sessionCloseAt(session).getTime();
   const rollAt = closeAt + ROLL_AFTER_MS;
-  const newest = new Date(rows[0]!.newest as string).getTime();
+  const newest = state.newest.getTime();
   if (now.getTime() < rollAt || !(newest >= closeAt) || newest >= rollAt) return null;
   return (await isRolled(db.typedQuery, session)) ? null : session;
 }

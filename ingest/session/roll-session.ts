@@ -1,5 +1,8 @@
+import { equityDaily, equityQuotes, ivDaily, optionDaily, optionQuotes, sessionRolls } from "../../src/db/schema";
 import { addDays, previousSessions, sessionOnOrAfter } from "../../src/domain/calendar";
+import { updateOnConflict } from "../db/bulk-insert";
 import type { IngestDatabase, TypedQuery } from "../db/database";
+import { columnNames, queryRows, selectList, selectRows, tableName, type Selected } from "../db/rows";
 import { bumpScopes, contractScopes } from "../db/versions";
 import { markSql } from "../quotes/mark";
 import { BASELINE_SESSIONS, writeBaselines } from "../screener/baselines";
@@ -9,39 +12,55 @@ const OPTION_HISTORY_SESSIONS = BASELINE_SESSIONS;
 /** Days of underlying history kept: the 52-week range and the 200-session average need a year and some. */
 const UNDERLYING_HISTORY_DAYS = 400;
 
+const [OPTION_QUOTES, Q] = [tableName(optionQuotes), columnNames(optionQuotes)];
+const [OPTION_DAILY, D] = [tableName(optionDaily), columnNames(optionDaily)];
+const [EQUITY_QUOTES, E] = [tableName(equityQuotes), columnNames(equityQuotes)];
+const [EQUITY_DAILY, B] = [tableName(equityDaily), columnNames(equityDaily)];
+const [IV_DAILY, I] = [tableName(ivDaily), columnNames(ivDaily)];
+const [SESSION_ROLLS, R] = [tableName(sessionRolls), columnNames(sessionRolls)];
+
+/** `insert into table (columns)` and its upsert by `key`: every other column from the new row. */
+const upsert = (table: string, columns: string[], key: string[]) => ({
+  into: `insert into ${table} (${columns.join(", ")})`,
+  onConflict: updateOnConflict(key)(columns),
+});
+
 /** The session's closing values into the history tables: the contracts' day, the underlyings' bar. */
 async function appendHistory(query: TypedQuery, session: string): Promise<void> {
   // Volume counts only the session's trades (the quotes writer starts a new day's at 0).
+  const day = upsert(OPTION_DAILY, [D.optionSymbol, D.date, D.volume, D.openInterest, D.mark, D.iv], [D.optionSymbol, D.date]);
   await query(
-    `insert into option_daily (option_symbol, date, volume, open_interest, mark, iv)
-     select q.option_symbol, $1::date,
-       case when (q.last_trade_at at time zone 'America/New_York')::date = $1::date then coalesce(q.volume, 0) else 0 end,
-       coalesce(q.open_interest, 0),
+    `${day.into}
+     select q.${Q.optionSymbol}, $1::date,
+       case when (q.${Q.lastTradeAt} at time zone 'America/New_York')::date = $1::date then coalesce(q.${Q.volume}, 0) else 0 end,
+       coalesce(q.${Q.openInterest}, 0),
        ${markSql("q")},
-       q.iv
-     from option_quotes q where q.expiration >= $1::date
-     on conflict (option_symbol, date) do update set volume = excluded.volume, open_interest = excluded.open_interest,
-       mark = excluded.mark, iv = excluded.iv`,
+       q.${Q.iv}
+     from ${OPTION_QUOTES} q where q.${Q.expiration} >= $1::date
+     ${day.onConflict}`,
     [session],
   );
+  const bar = upsert(EQUITY_DAILY, [B.symbol, B.date, B.open, B.high, B.low, B.close, B.volume], [B.symbol, B.date]);
   await query(
-    `insert into equity_daily (symbol, date, open, high, low, close, volume)
-     select e.symbol, $1::date, e.open, e.high, e.low, e.price, coalesce(e.volume, 0)
-     from equity_quotes e where e.session_date = $1::date
-     on conflict (symbol, date) do update set open = excluded.open, high = excluded.high, low = excluded.low,
-       close = excluded.close, volume = excluded.volume`,
+    `${bar.into}
+     select e.${E.symbol}, $1::date, e.${E.open}, e.${E.high}, e.${E.low}, e.${E.price}, coalesce(e.${E.volume}, 0)
+     from ${EQUITY_QUOTES} e where e.${E.sessionDate} = $1::date
+     ${bar.onConflict}`,
     [session],
   );
-  await query(`delete from option_daily where date < $1::date`, [previousSessions(session, OPTION_HISTORY_SESSIONS)[0]]);
-  await query(`delete from equity_daily where date < $1::date`, [addDays(session, -UNDERLYING_HISTORY_DAYS)]);
-  await query(`delete from iv_daily where date < $1::date`, [addDays(session, -UNDERLYING_HISTORY_DAYS)]);
+  await query(`delete from ${OPTION_DAILY} where ${D.date} < $1::date`, [previousSessions(session, OPTION_HISTORY_SESSIONS)[0]]);
+  await query(`delete from ${EQUITY_DAILY} where ${B.date} < $1::date`, [addDays(session, -UNDERLYING_HISTORY_DAYS)]);
+  await query(`delete from ${IV_DAILY} where ${I.date} < $1::date`, [addDays(session, -UNDERLYING_HISTORY_DAYS)]);
 }
 
 /** Contracts that expired with the session leave the market, their scopes' caches with them. */
 async function retireExpired(query: TypedQuery, session: string): Promise<void> {
-  const { rows } = await query(`delete from option_quotes where expiration <= $1::date returning underlying, root`, [session]);
-  const scopes = contractScopes(rows.map((r) => ({ underlying: r.underlying as string, root: r.root as string })));
-  await bumpScopes(query, { scopes, asOf: new Date() });
+  const rows = await queryRows<Selected<typeof optionQuotes, "underlying" | "root">>(
+    query,
+    `delete from ${OPTION_QUOTES} where ${Q.expiration} <= $1::date returning ${selectList(optionQuotes, ["underlying", "root"])}`,
+    [session],
+  );
+  await bumpScopes(query, { scopes: contractScopes(rows), asOf: new Date() });
 }
 
 /**
@@ -58,8 +77,8 @@ const STEPS: readonly { name: string; run: (db: IngestDatabase, session: string,
 ];
 
 async function doneSteps(query: TypedQuery, session: string): Promise<Set<string>> {
-  const { rows } = await query(`select step from session_rolls where session_date = $1::date`, [session]);
-  return new Set(rows.map((r) => r.step as string));
+  const rows = await selectRows(query, sessionRolls, ["step"], `where ${R.sessionDate} = $1::date`, [session]);
+  return new Set(rows.map((r) => r.step));
 }
 
 /** Whether `session` has been rolled whole. */
@@ -100,7 +119,7 @@ async function rollSteps(db: IngestDatabase, session: string, afterStep?: (step:
   for (const step of STEPS) {
     if (done.has(step.name)) continue;
     await step.run(db, session, next);
-    await db.typedQuery(`insert into session_rolls (session_date, step) values ($1::date, $2) on conflict do nothing`, [
+    await db.typedQuery(`insert into ${SESSION_ROLLS} (${R.sessionDate}, ${R.step}) values ($1::date, $2) on conflict do nothing`, [
       session,
       step.name,
     ]);

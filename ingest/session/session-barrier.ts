@@ -1,5 +1,6 @@
 import { addDays, newYorkInstant, sessionOnOrAfter } from "../../src/domain/calendar";
 import type { IngestDatabase } from "../db/database";
+import { marketSession } from "../db/market-session";
 import { writeBaselines } from "../screener/baselines";
 import { isRolled, rollSession } from "./roll-session";
 
@@ -31,8 +32,7 @@ export class SessionBarrier {
 
   /** The barrier of the market stored in `db`. */
   static async of(db: IngestDatabase): Promise<SessionBarrier> {
-    const { rows } = await db.typedQuery(`select session_date::text as d from market_state where id = 1`);
-    const session = rows[0]?.d as string | undefined;
+    const session = await marketSession(db.typedQuery);
     if (session === undefined) return new SessionBarrier(null, null);
     const rolled = await isRolled(db.typedQuery, session);
     return new SessionBarrier({ session, rolled }, rolled ? nextSession(session) : session);

@@ -1,12 +1,17 @@
 import { placeholderLogoUrl } from "../../contracts/write-definitions";
 import type { QuoteEvent } from "../../events";
-import { bulkInsert } from "../../db/bulk-insert";
+import { bulkInsert, updateOnConflict } from "../../db/bulk-insert";
+import { columnNames, tableName } from "../../db/rows";
 import { OptionBook } from "../../quotes/option-book";
 import { writeQuotes } from "../../quotes/write-quotes";
-import { underlyings } from "../../../src/db/schema";
+import { equityQuotes, marketState, underlyings } from "../../../src/db/schema";
 import { rebuildScreener } from "../../screener/rebuild";
 import type { SqlBackend } from "../../db/sql-backend";
 import type { QuoteTable } from "./quote-table";
+
+const U = columnNames(underlyings);
+const E = columnNames(equityQuotes);
+const [MARKET_STATE, S] = [tableName(marketState), columnNames(marketState)];
 
 /** The pricing terms a file load takes from its command line: the rate, and the underlying's continuous dividend yield. */
 export interface LoadTerms {
@@ -58,13 +63,14 @@ export async function writeQuoteTable(backend: SqlBackend, file: string, table: 
         inCoverage: true,
       },
     ],
-    () => "on conflict (symbol) do nothing",
+    () => `on conflict (${U.symbol}) do nothing`,
   );
   // An empty database takes the file's session and rate as its market's.
-  await backend.typedQuery(
-    `insert into market_state (id, version, as_of, session_date, risk_free_rate, source) values (1, $1, $2, $3, $4, 'cboe-quote-table')
-     on conflict (id) do nothing`,
-    [Date.now(), asOf, table.sessionDate, terms.rate],
+  await bulkInsert(
+    backend.typedQuery,
+    marketState,
+    [{ id: 1, version: Date.now(), asOf, sessionDate: table.sessionDate, riskFreeRate: terms.rate, source: "cboe-quote-table" }],
+    () => `on conflict (${S.id}) do nothing`,
   );
   const market = {
     book: new OptionBook(),
@@ -74,14 +80,11 @@ export async function writeQuoteTable(backend: SqlBackend, file: string, table: 
   };
   const { written } = await writeQuotes(backend, `cboe-quote-table:${file}`, quoteEvents(table), market);
   if (written === 0) return 0;
+  await bulkInsert(backend.typedQuery, equityQuotes, [{ symbol: table.underlying, price: table.spot, asOf }], updateOnConflict([E.symbol]));
   await backend.typedQuery(
-    `insert into equity_quotes (symbol, price, as_of) values ($1, $2, $3)
-     on conflict (symbol) do update set price = excluded.price, as_of = excluded.as_of`,
-    [table.underlying, table.spot, asOf],
+    `update ${MARKET_STATE} set ${S.version} = ${S.version} + 1, ${S.loadedAt} = now(), ${S.source} = $1 where ${S.id} = 1`,
+    [`cboe-quote-table:${table.underlying}:${table.sessionDate}`],
   );
-  await backend.typedQuery(`update market_state set version = version + 1, loaded_at = now(), source = $1 where id = 1`, [
-    `cboe-quote-table:${table.underlying}:${table.sessionDate}`,
-  ]);
   await rebuildScreener(backend);
   return written;
 }

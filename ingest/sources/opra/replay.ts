@@ -2,7 +2,9 @@ import { setImmediate } from "node:timers/promises";
 import type { DbnDecodeError, DbnRecord } from "../../dbn";
 import { DROP_REASONS, OpraEventReader } from "./from-dbn";
 import { OpraInstruments } from "./instruments";
+import { underlyings } from "../../../src/db/schema";
 import type { IngestDatabase } from "../../db/database";
+import { columnNames, selectRows } from "../../db/rows";
 import { Ingestor, LANES, type LaneName } from "../../pipeline/ingestor";
 import { isLogged, type IngestLog } from "../../log";
 import { mergeByReceiveTime, paced, readFeedFile, receiveTime } from "./feed-files";
@@ -93,8 +95,8 @@ export async function consumeFeed(
 ): Promise<FeedReport> {
   const started = performance.now();
   const ingestor = await Ingestor.start(db, { feed: options.feed, log: options.log });
-  const indexes = await db.typedQuery(`select symbol from underlyings where asset_type = 'index'`);
-  const reader: OpraEventReader = new OpraEventReader(new OpraInstruments(new Set(indexes.rows.map((r) => r.symbol as string))), {
+  const indexes = await selectRows(db.typedQuery, underlyings, ["symbol"], `where ${columnNames(underlyings).assetType} = 'index'`);
+  const reader: OpraEventReader = new OpraEventReader(new OpraInstruments(new Set(indexes.map((r) => r.symbol))), {
     now: options.now,
     onDropped: (reason, record, why) => {
       const count = reader.dropped.get(reason) ?? 0;
