@@ -5,10 +5,10 @@ import type { ContractEvent } from "../events";
 import { bulkInsert } from "../db/bulk-insert";
 import type { IngestDatabase, TypedQuery } from "../db/database";
 import { writeAtPositions } from "../db/positions";
-import { columnNames, queryRows, selectList, tableName, type Selected } from "../db/rows";
+import { columnNames, queryRows, selectList, type Selected, sqlNames } from "../db/rows";
 import { contractScopes } from "../db/versions";
 
-const [OPTION_QUOTES, Q] = [tableName(optionQuotes), columnNames(optionQuotes)];
+const [OPTION_QUOTES, Q] = sqlNames(optionQuotes);
 const U = columnNames(underlyings);
 
 /** Deletes the contracts `where` picks, returning their underlyings and roots (whose scopes change). */

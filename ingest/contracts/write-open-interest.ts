@@ -3,11 +3,11 @@ import type { OpenInterestEvent } from "../events";
 import { bulkInsert, updateOnConflict } from "../db/bulk-insert";
 import type { IngestDatabase, TypedQuery } from "../db/database";
 import { writeAtPositions } from "../db/positions";
-import { columnNames, queryRows, selectList, tableName, type Selected } from "../db/rows";
+import { queryRows, selectList, type Selected, sqlNames } from "../db/rows";
 
-const [STAGED, O] = [tableName(openInterestStaged), columnNames(openInterestStaged)];
-const [OPTION_QUOTES, Q] = [tableName(optionQuotes), columnNames(optionQuotes)];
-const [MARKET_STATE, S] = [tableName(marketState), columnNames(marketState)];
+const [STAGED, O] = sqlNames(openInterestStaged);
+const [OPTION_QUOTES, Q] = sqlNames(optionQuotes);
+const [MARKET_STATE, S] = sqlNames(marketState);
 
 /**
  * Stages a batch of open-interest statistics under their session and moves the feed's position, in

@@ -31,6 +31,11 @@ export function columnNames<T extends PgTable>(table: T): ColumnNames<T> {
 /** A table's SQL name (drizzle's `getTableName`), for statements written with `columnNames`. */
 export const tableName = (table: PgTable): string => getTableName(table);
 
+/** A table's SQL name and its columns' (`tableName`, `columnNames`), as a statement's module names them once. */
+export function sqlNames<T extends PgTable>(table: T): [string, ColumnNames<T>] {
+  return [tableName(table), columnNames(table)];
+}
+
 /**
  * How a column is read so that the drivers (node-postgres, PGlite) give what drizzle's type says:
  * dates and timestamps of string mode as their text (the drivers would make Dates of them), 64-bit

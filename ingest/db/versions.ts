@@ -1,10 +1,10 @@
 import { marketState, marketVersions } from "../../src/db/schema";
 import { tradedScope } from "../../src/market/scopes";
 import type { TypedQuery } from "./database";
-import { columnNames, tableName } from "./rows";
+import { sqlNames } from "./rows";
 
-const [MARKET_STATE, S] = [tableName(marketState), columnNames(marketState)];
-const [MARKET_VERSIONS, V] = [tableName(marketVersions), columnNames(marketVersions)];
+const [MARKET_STATE, S] = sqlNames(marketState);
+const [MARKET_VERSIONS, V] = sqlNames(marketVersions);
 
 /**
  * What a write changed, for the caches: the scopes it touched (underlyings and option roots; see

@@ -1,13 +1,13 @@
 import { equityQuotes, flowPrints, optionQuotes, underlyings } from "../../src/db/schema";
 import { arrayParams, copyInsert, updateOnConflict, type InsertRow } from "../db/bulk-insert";
 import type { CopyRows, TypedQuery } from "../db/database";
-import { columnNames, queryRows, selectList, selectRows, tableName, type Row, type Selected } from "../db/rows";
+import { columnNames, queryRows, selectList, selectRows, type Row, type Selected, sqlNames } from "../db/rows";
 import type { OptionTrade } from "../events";
 import type { ClassifyContext, FlowPrint } from "./classify-trades";
 
-const [OPTION_QUOTES, Q] = [tableName(optionQuotes), columnNames(optionQuotes)];
-const [EQUITY_QUOTES, E] = [tableName(equityQuotes), columnNames(equityQuotes)];
-const [FLOW_PRINTS, F] = [tableName(flowPrints), columnNames(flowPrints)];
+const [OPTION_QUOTES, Q] = sqlNames(optionQuotes);
+const [EQUITY_QUOTES, E] = sqlNames(equityQuotes);
+const [FLOW_PRINTS, F] = sqlNames(flowPrints);
 const U = columnNames(underlyings);
 
 /** What identifies a vendor's print: a reload updates it instead of adding a duplicate. */

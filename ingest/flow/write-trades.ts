@@ -5,7 +5,7 @@ import { optionQuotes } from "../../src/db/schema";
 import { flowPartitionsSql } from "../../src/market/flow-partitions";
 import { copyInsert } from "../db/bulk-insert";
 import type { CopyRows, IngestDatabase, TypedQuery } from "../db/database";
-import { columnNames, tableName } from "../db/rows";
+import { sqlNames } from "../db/rows";
 import { writeAtPositions } from "../db/positions";
 import { tradedScopes } from "../db/versions";
 
@@ -45,7 +45,7 @@ export async function writeTrades<T extends TradeEvent>(
   return { ...result, prints };
 }
 
-const [OPTION_QUOTES, Q] = [tableName(optionQuotes), columnNames(optionQuotes)];
+const [OPTION_QUOTES, Q] = sqlNames(optionQuotes);
 
 /** The sessions whose partitions each database is known to hold. */
 const partitioned = new WeakMap<IngestDatabase, Set<string>>();

@@ -4,7 +4,7 @@ import type { VendorCompany, VendorDividend, VendorEarnings } from "../../src/ve
 import { dividends, earnings, equityQuotes, fundamentalsRefreshes, marketState, underlyings } from "../../src/db/schema";
 import { bulkInsert, unnestRows, updateOnConflict } from "../db/bulk-insert";
 import type { IngestDatabase, TypedQuery } from "../db/database";
-import { columnNames, queryRows, selectList, selectRows, tableName, type Row, type Selected } from "../db/rows";
+import { queryRows, selectList, selectRows, type Row, type Selected, sqlNames } from "../db/rows";
 import { bumpScopes } from "../db/versions";
 import { dividendFrequency, estimatedNextDividend, paymentsPerYear } from "./dividend-schedule";
 import { DIVIDENDS_DAYS_BACK, type Fetched } from "./fetch-fundamentals";
@@ -22,12 +22,12 @@ export interface RefreshReport {
   scopesBumped: number;
 }
 
-const [UNDERLYINGS, U] = [tableName(underlyings), columnNames(underlyings)];
-const [EARNINGS, N] = [tableName(earnings), columnNames(earnings)];
-const [DIVIDENDS, D] = [tableName(dividends), columnNames(dividends)];
-const [REFRESHES, R] = [tableName(fundamentalsRefreshes), columnNames(fundamentalsRefreshes)];
-const [MARKET_STATE, S] = [tableName(marketState), columnNames(marketState)];
-const [EQUITY_QUOTES, E] = [tableName(equityQuotes), columnNames(equityQuotes)];
+const [UNDERLYINGS, U] = sqlNames(underlyings);
+const [EARNINGS, N] = sqlNames(earnings);
+const [DIVIDENDS, D] = sqlNames(dividends);
+const [REFRESHES, R] = sqlNames(fundamentalsRefreshes);
+const [MARKET_STATE, S] = sqlNames(marketState);
+const [EQUITY_QUOTES, E] = sqlNames(equityQuotes);
 
 /** The company columns a refresh may change, of `underlyings`. */
 const COMPANY_COLUMNS = ["name", "sector", "industry", "marketCap", "peRatio", "logoUrl", "dividendYield", "dividendFrequency"] as const;

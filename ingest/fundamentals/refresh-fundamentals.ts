@@ -2,7 +2,7 @@ import { fundamentalsRefreshes, underlyings } from "../../src/db/schema";
 import { newYorkInstant, todayInNewYork } from "../../src/domain/calendar";
 import type { FundamentalsProvider } from "../../src/vendors/fundamentals-provider";
 import type { IngestDatabase } from "../db/database";
-import { columnNames, selectRows, tableName } from "../db/rows";
+import { columnNames, selectRows, sqlNames } from "../db/rows";
 import type { IngestLog } from "../log";
 import { repeatUntilAborted } from "../pipeline/periodic";
 import { applyFundamentals, type RefreshReport } from "./apply-fundamentals";
@@ -14,7 +14,7 @@ export const REFRESH_FROM_HOUR_ET = 6;
 const CHECK_EVERY_MS = 15 * 60_000;
 
 const U = columnNames(underlyings);
-const [REFRESHES, R] = [tableName(fundamentalsRefreshes), columnNames(fundamentalsRefreshes)];
+const [REFRESHES, R] = sqlNames(fundamentalsRefreshes);
 
 /** One refresh: ask the vendor about every listed stock and fund, then write what it answered (`applyFundamentals`). */
 export async function refreshFundamentals(

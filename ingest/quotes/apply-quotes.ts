@@ -1,7 +1,7 @@
 import { equityQuotes, ivDaily, optionQuotes, underlyings } from "../../src/db/schema";
 import { bulkInsert, copyColumns, unnestRows, type InsertRow } from "../db/bulk-insert";
 import type { CopyColumn, CopyRows, TypedQuery } from "../db/database";
-import { columnNames, queryRows, selectList, tableName, type Selected } from "../db/rows";
+import { queryRows, selectList, type Selected, sqlNames } from "../db/rows";
 import { partitionCuts } from "../screener/partitions";
 import { markSql } from "./mark";
 import { SAMPLE_KEYS, type ImpliedSpot, type PricedGroup, type PricedSample } from "./price-quotes";
@@ -13,10 +13,10 @@ import { SAMPLE_KEYS, type ImpliedSpot, type PricedGroup, type PricedSample } fr
  * the order of the transactions `write-quotes.ts`'s.
  */
 
-const [OPTION_QUOTES, Q] = [tableName(optionQuotes), columnNames(optionQuotes)];
-const [EQUITY_QUOTES, E] = [tableName(equityQuotes), columnNames(equityQuotes)];
-const [IV_DAILY, I] = [tableName(ivDaily), columnNames(ivDaily)];
-const [UNDERLYINGS, U] = [tableName(underlyings), columnNames(underlyings)];
+const [OPTION_QUOTES, Q] = sqlNames(optionQuotes);
+const [EQUITY_QUOTES, E] = sqlNames(equityQuotes);
+const [IV_DAILY, I] = sqlNames(ivDaily);
+const [UNDERLYINGS, U] = sqlNames(underlyings);
 const SAMPLE_COLUMNS = copyColumns(optionQuotes, SAMPLE_KEYS);
 
 /** The stage's other columns: the New York day of the sample's time, from its midnight to the next. */

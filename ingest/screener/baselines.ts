@@ -1,13 +1,13 @@
 import { marketState, optionDaily, optionQuotes, screenerBaselines, screenerUnderlyingBaselines } from "../../src/db/schema";
 import { previousSessions } from "../../src/domain/calendar";
 import type { IngestDatabase } from "../db/database";
-import { columnNames, tableName } from "../db/rows";
+import { sqlNames } from "../db/rows";
 
-const [BASELINES, B] = [tableName(screenerBaselines), columnNames(screenerBaselines)];
-const [UNDERLYING_BASELINES_TABLE, UB] = [tableName(screenerUnderlyingBaselines), columnNames(screenerUnderlyingBaselines)];
-const [MARKET_STATE, S] = [tableName(marketState), columnNames(marketState)];
-const [OPTION_DAILY, H] = [tableName(optionDaily), columnNames(optionDaily)];
-const [OPTION_QUOTES, Q] = [tableName(optionQuotes), columnNames(optionQuotes)];
+const [BASELINES, B] = sqlNames(screenerBaselines);
+const [UNDERLYING_BASELINES_TABLE, UB] = sqlNames(screenerUnderlyingBaselines);
+const [MARKET_STATE, S] = sqlNames(marketState);
+const [OPTION_DAILY, H] = sqlNames(optionDaily);
+const [OPTION_QUOTES, Q] = sqlNames(optionQuotes);
 
 /** Sessions before the current one that make the 30-day baselines (today is excluded, ANALYTICS.md §5). */
 export const BASELINE_SESSIONS = 30;

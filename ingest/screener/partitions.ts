@@ -2,14 +2,14 @@ import { marketState, marketVersions, optionQuotes, screenerContracts, screenerP
 import { bulkInsert } from "../db/bulk-insert";
 import type { IngestDatabase, TypedQuery } from "../db/database";
 import { marketSession } from "../db/market-session";
-import { columnNames, queryRows, selectList, selectRows, tableName, type Row, type Selected } from "../db/rows";
+import { queryRows, selectList, selectRows, type Row, type Selected, sqlNames } from "../db/rows";
 import { earlyCloseDays, insertScreenerRows } from "./screener-rows";
 
-const [TABLE, C] = [tableName(screenerContracts), columnNames(screenerContracts)];
-const [PARTITIONS, P] = [tableName(screenerPartitions), columnNames(screenerPartitions)];
-const [MARKET_STATE, S] = [tableName(marketState), columnNames(marketState)];
-const [MARKET_VERSIONS, V] = [tableName(marketVersions), columnNames(marketVersions)];
-const [OPTION_QUOTES, Q] = [tableName(optionQuotes), columnNames(optionQuotes)];
+const [TABLE, C] = sqlNames(screenerContracts);
+const [PARTITIONS, P] = sqlNames(screenerPartitions);
+const [MARKET_STATE, S] = sqlNames(marketState);
+const [MARKET_VERSIONS, V] = sqlNames(marketVersions);
+const [OPTION_QUOTES, Q] = sqlNames(optionQuotes);
 
 /**
  * Contracts a partition holds at about most (whole underlyings; one may hold more): a partition is

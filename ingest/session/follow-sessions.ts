@@ -1,7 +1,7 @@
 import { marketState, marketVersions } from "../../src/db/schema";
 import { sessionCloseAt } from "../../src/domain/calendar";
 import type { IngestDatabase } from "../db/database";
-import { columnNames, queryRows, selectList, tableName, type Selected } from "../db/rows";
+import { queryRows, selectList, type Selected, sqlNames } from "../db/rows";
 import type { IngestLog } from "../log";
 import { repeatUntilAborted } from "../pipeline/periodic";
 import { isRolled, rollSession } from "./roll-session";
@@ -10,8 +10,8 @@ import { isRolled, rollSession } from "./roll-session";
 export const ROLL_AFTER_MS = 30 * 60_000;
 const CHECK_EVERY_MS = 60_000;
 
-const [MARKET_STATE, S] = [tableName(marketState), columnNames(marketState)];
-const [MARKET_VERSIONS, V] = [tableName(marketVersions), columnNames(marketVersions)];
+const [MARKET_STATE, S] = sqlNames(marketState);
+const [MARKET_VERSIONS, V] = sqlNames(marketVersions);
 
 /**
  * The session the market holds, if it is due for its roll at `now`: its close was `ROLL_AFTER_MS`

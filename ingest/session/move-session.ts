@@ -1,9 +1,9 @@
 import { marketState } from "../../src/db/schema";
 import { sessionOnOrBefore, todayInNewYork } from "../../src/domain/calendar";
 import type { TypedQuery } from "../db/database";
-import { columnNames, tableName } from "../db/rows";
+import { sqlNames } from "../db/rows";
 
-const [MARKET_STATE, S] = [tableName(marketState), columnNames(marketState)];
+const [MARKET_STATE, S] = sqlNames(marketState);
 
 /** The session a sample belongs to: its New York day's, or the last one before (a feed laid on the wall clock at a weekend). */
 export const sessionOf = (asOf: Date): string => sessionOnOrBefore(todayInNewYork(asOf));

@@ -2,7 +2,7 @@ import { equityDaily, equityQuotes, ivDaily, optionDaily, optionQuotes, sessionR
 import { addDays, previousSessions, sessionOnOrAfter } from "../../src/domain/calendar";
 import { updateOnConflict } from "../db/bulk-insert";
 import type { IngestDatabase, TypedQuery } from "../db/database";
-import { columnNames, queryRows, selectList, selectRows, tableName, type Selected } from "../db/rows";
+import { queryRows, selectList, selectRows, type Selected, sqlNames } from "../db/rows";
 import { bumpScopes, contractScopes } from "../db/versions";
 import { markSql } from "../quotes/mark";
 import { BASELINE_SESSIONS, writeBaselines } from "../screener/baselines";
@@ -12,12 +12,12 @@ const OPTION_HISTORY_SESSIONS = BASELINE_SESSIONS;
 /** Days of underlying history kept: the 52-week range and the 200-session average need a year and some. */
 const UNDERLYING_HISTORY_DAYS = 400;
 
-const [OPTION_QUOTES, Q] = [tableName(optionQuotes), columnNames(optionQuotes)];
-const [OPTION_DAILY, D] = [tableName(optionDaily), columnNames(optionDaily)];
-const [EQUITY_QUOTES, E] = [tableName(equityQuotes), columnNames(equityQuotes)];
-const [EQUITY_DAILY, B] = [tableName(equityDaily), columnNames(equityDaily)];
-const [IV_DAILY, I] = [tableName(ivDaily), columnNames(ivDaily)];
-const [SESSION_ROLLS, R] = [tableName(sessionRolls), columnNames(sessionRolls)];
+const [OPTION_QUOTES, Q] = sqlNames(optionQuotes);
+const [OPTION_DAILY, D] = sqlNames(optionDaily);
+const [EQUITY_QUOTES, E] = sqlNames(equityQuotes);
+const [EQUITY_DAILY, B] = sqlNames(equityDaily);
+const [IV_DAILY, I] = sqlNames(ivDaily);
+const [SESSION_ROLLS, R] = sqlNames(sessionRolls);
 
 /** `insert into table (columns)` and its upsert by `key`: every other column from the new row. */
 const upsert = (table: string, columns: string[], key: string[]) => ({

@@ -1,7 +1,7 @@
 import { placeholderLogoUrl } from "../../contracts/write-definitions";
 import type { QuoteEvent } from "../../events";
 import { bulkInsert, updateOnConflict } from "../../db/bulk-insert";
-import { columnNames, tableName } from "../../db/rows";
+import { columnNames, sqlNames } from "../../db/rows";
 import { OptionBook } from "../../quotes/option-book";
 import { writeQuotes } from "../../quotes/write-quotes";
 import { equityQuotes, marketState, underlyings } from "../../../src/db/schema";
@@ -11,7 +11,7 @@ import type { QuoteTable } from "./quote-table";
 
 const U = columnNames(underlyings);
 const E = columnNames(equityQuotes);
-const [MARKET_STATE, S] = [tableName(marketState), columnNames(marketState)];
+const [MARKET_STATE, S] = sqlNames(marketState);
 
 /** The pricing terms a file load takes from its command line: the rate, and the underlying's continuous dividend yield. */
 export interface LoadTerms {
