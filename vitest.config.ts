@@ -1,10 +1,12 @@
 import { randomBytes } from "node:crypto";
+import { availableParallelism } from "node:os";
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 import { reservePort, unboundPort } from "./devkit/listen";
 import { TEST_CLOCK } from "./test/support/test-clock";
 import { MATRIX_MARKETS, matrixCacheBinding } from "./test/support/date-matrix";
 import { testDatabaseRefusal } from "./test/support/test-database";
+import { TierSequencer } from "./test/support/tier-sequencer";
 
 /**
  * The tiers (docs/development.md, "Tests"), by suffix. Unit: plain Node, no global setup (pure code,
@@ -22,6 +24,8 @@ const DEVKIT_TESTS = ["test/devkit/**/*.test.ts"];
 const ALONE_TESTS = ["test/**/*.alone.test.ts"];
 /** The seeded databases, their SQL endpoints and the vendor stand-ins: only the tiers that need them start them. */
 const STACK = "./test/support/global-setup.ts";
+/** The stack seeds its databases behind endpoints that listen at once: each file of the tiers on it waits for that. */
+const STACK_READY = "./test/support/stack-ready.ts";
 
 export default defineConfig(async () => {
   // Before anything is set up: the suite never touches DATABASE_URL's database, nor one not named as a test database.
@@ -85,6 +89,10 @@ export default defineConfig(async () => {
   };
   return {
     test: {
+      // Most files wait on workerd, wrangler dev, a database or a browser rather than compute: two at a time even on
+      // two cores (vitest's default leaves one idle), more where there are more cores.
+      maxWorkers: Math.max(2, availableParallelism()),
+      sequence: { sequencer: TierSequencer },
       projects: [
         { test: { name: "unit", include: UNIT_TESTS, environment: "node", testTimeout: 60_000 } },
         { test: { name: "database", include: DATABASE_TESTS, environment: "node", testTimeout: 60_000 } },
@@ -99,6 +107,7 @@ export default defineConfig(async () => {
             include: ["test/**/*.test.ts"],
             exclude: [...UNIT_TESTS, ...DATABASE_TESTS, ...SYSTEM_TESTS, ...DEVKIT_TESTS, ...ALONE_TESTS],
             globalSetup: [STACK],
+            setupFiles: [STACK_READY],
             testTimeout: 30_000,
             isolate: false,
           },
@@ -109,6 +118,7 @@ export default defineConfig(async () => {
             name: "workers-alone",
             include: ALONE_TESTS,
             globalSetup: [STACK],
+            setupFiles: [STACK_READY],
             testTimeout: 30_000,
             isolate: false,
             sequence: { groupOrder: 1 },
@@ -123,6 +133,7 @@ export default defineConfig(async () => {
             environment: "node",
             testTimeout: 60_000,
             globalSetup: [STACK, "./test/support/shared-worker.ts"],
+            setupFiles: [STACK_READY],
           },
         },
       ],

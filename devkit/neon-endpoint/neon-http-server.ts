@@ -188,8 +188,14 @@ function refusal(req: IncomingMessage, access: EndpointAccess): [number, Record<
   return null;
 }
 
+/**
+ * A database, or one still being prepared: the endpoint listens at once and holds each request until it is ready (a
+ * test stack seeds its databases while the tiers that need none run).
+ */
+export type EndpointDatabase = SqlBackend | Promise<SqlBackend>;
+
 async function handle(
-  backend: SqlBackend,
+  prepared: EndpointDatabase,
   access: EndpointAccess,
   trips: RoundTrips,
   req: IncomingMessage,
@@ -198,6 +204,12 @@ async function handle(
   const arrived = performance.now();
   const refused = refusal(req, access);
   if (refused) return send(res, ...refused);
+  let backend: SqlBackend;
+  try {
+    backend = await prepared;
+  } catch (err) {
+    return send(res, 500, errorBody(`the database behind this endpoint could not be prepared: ${(err as Error).message}`));
+  }
   if (req.url === "/health" && req.method === "GET") return send(res, 200, { status: "ok", backend: backend.kind });
   const stats = /^\/stats\?database=([\w-]{1,64})$/.exec(req.url ?? "");
   if (stats && req.method === "GET") return send(res, 200, { database: stats[1], requests: trips.of(stats[1] as string) });
@@ -253,10 +265,12 @@ export interface NeonHttpServer {
 
 /** The protocol's request listener, for servers that serve more than the protocol (test rigs). */
 export function neonHttpListener(
-  backend: SqlBackend,
+  backend: EndpointDatabase,
   access: EndpointAccess,
   trips = new RoundTrips(),
 ): (req: IncomingMessage, res: ServerResponse) => void {
+  // A database that could not be prepared is reported to each request, not as an unhandled rejection.
+  if (backend instanceof Promise) backend.catch(() => undefined);
   return (req, res) => {
     handle(backend, access, trips, req, res).catch(() => {
       if (!res.headersSent) send(res, 500, errorBody("internal error in local SQL endpoint"));
@@ -265,7 +279,7 @@ export function neonHttpListener(
 }
 
 /** Serves the protocol on 127.0.0.1 (port 0 picks a free one) to clients that know `access.password`. */
-export async function startNeonHttpServer(backend: SqlBackend, access: EndpointAccess & { port?: number }): Promise<NeonHttpServer> {
+export async function startNeonHttpServer(backend: EndpointDatabase, access: EndpointAccess & { port?: number }): Promise<NeonHttpServer> {
   const port = access.port ?? 0;
   const trips = new RoundTrips();
   const server = createServer(neonHttpListener(backend, access, trips));

@@ -84,26 +84,35 @@ function switchable(shared: SqlBackend): { backend: SqlBackend; setUp(up: boolea
 /** How late a `slow` database answers: past any budget a test sets, well inside a test's time. */
 const SLOW_MS = 1_000;
 
-export async function startOutageEndpoint(shared: SqlBackend, databaseUrl: string | undefined, port: number): Promise<OutageEndpoint> {
-  let backend: SqlBackend;
-  let setUp: (up: boolean) => Promise<void>;
+/**
+ * `shared` is the stack's backend, still being seeded: the endpoint listens at once and answers once it is ready,
+ * as the stack's other endpoints do.
+ */
+export async function startOutageEndpoint(
+  shared: Promise<SqlBackend>,
+  databaseUrl: string | undefined,
+  port: number,
+): Promise<OutageEndpoint> {
   let relay: Relay | undefined;
-  if (databaseUrl) {
+  const prepared = (async () => {
+    const seeded = await shared;
+    if (!databaseUrl) {
+      const s = switchable(seeded);
+      return { backend: s.backend, setUp: async (up: boolean) => s.setUp(up) };
+    }
     const url = new URL(databaseUrl);
-    relay = new Relay({ host: url.hostname || "127.0.0.1", port: Number(url.port) || 5432 });
-    await relay.start();
+    const r = (relay = new Relay({ host: url.hostname || "127.0.0.1", port: Number(url.port) || 5432 }));
+    await r.start();
     url.hostname = "127.0.0.1";
-    url.port = String(relay.port);
-    backend = await openBackend({ databaseUrl: url.toString(), dataDir: "memory://" });
-    const r = relay;
-    setUp = (up) => (up ? r.start() : r.stop());
-  } else {
-    const s = switchable(shared);
-    backend = s.backend;
-    setUp = async (up) => s.setUp(up);
-  }
+    url.port = String(r.port);
+    const backend = await openBackend({ databaseUrl: url.toString(), dataDir: "memory://" });
+    return { backend, setUp: (up: boolean) => (up ? r.start() : r.stop()) };
+  })();
 
-  const sql = neonHttpListener(backend, { password: testSqlPassword() });
+  const sql = neonHttpListener(
+    prepared.then((p) => p.backend),
+    { password: testSqlPassword() },
+  );
   // `slow`: every SQL request waits this long first (a database that answers, but late); `start` clears it.
   let delayMs = 0;
   const server: Server = createHttpServer((req, res) => {
@@ -117,17 +126,20 @@ export async function startOutageEndpoint(shared: SqlBackend, databaseUrl: strin
       return void res.writeHead(204).end();
     }
     delayMs = 0;
-    setUp(action === "start").then(
-      () => res.writeHead(204).end(),
-      (err: unknown) => res.writeHead(500).end(String(err)),
-    );
+    prepared
+      .then(({ setUp }) => setUp(action === "start"))
+      .then(
+        () => res.writeHead(204).end(),
+        (err: unknown) => res.writeHead(500).end(String(err)),
+      );
   });
   return {
     port: await listenOn(server, port),
     close: async () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await backend.close();
+      const opened = await prepared.catch(() => undefined);
+      await opened?.backend.close();
       await relay?.stop();
     },
   };
