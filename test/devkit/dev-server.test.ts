@@ -1,32 +1,48 @@
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it, type TestContext } from "vitest";
 import { listenOn } from "../../devkit/listen";
 import { addDays, sessionOnOrAfter, todayInNewYork } from "../../src/domain/calendar";
 import { seedMarket } from "../../devkit/generator/seed-market";
 import { openBackend } from "../../ingest/db/sql-backend";
-import { killDev, leftovers as leftoversIn, startDev as startDevIn, stopDev, type DevRun } from "../support/dev-process";
+import { killDev, leftovers, startDev, stopDev, type DevRun } from "../support/dev-process";
 import { signInOverHttp } from "../support/http-sign-in";
 
 /**
- * `npm run dev` as the README runs it, in a folder of its own (`DEV_DIR`), always on PGlite: the
- * command a newcomer types must come up serving data and sign-in every time, whatever database it
- * served before, and a start that fails must stop everything it started.
+ * `npm run dev` as the README runs it, always on PGlite: the command a newcomer types must come up serving data and
+ * sign-in every time, whatever database it served before, and a start that fails must stop everything it started.
+ * The tests run side by side (most of their time is spent waiting on a start or on the market's next minute), each
+ * in a folder of its own (`DEV_DIR`: its demo key, its Worker state; no folder's path is a prefix of another's).
  */
 
-let devDir: string;
-const started: DevRun[] = [];
+let root: string;
 
-/** `npm run dev` in this test's folder, remembered for cleanup. */
-async function startDev(env: Record<string, string>, args: string[] = []): Promise<DevRun> {
-  const run = await startDevIn(devDir, env, args);
-  started.push(run);
-  return run;
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), "ods-dev-"));
+});
+
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+/** A test's own `DEV_DIR`, with every `npm run dev` it started killed when the test ends, whatever its outcome. */
+function devRoom(name: string, { onTestFinished }: TestContext) {
+  const dir = join(root, name);
+  mkdirSync(dir);
+  const runs: DevRun[] = [];
+  onTestFinished(() => runs.forEach(killDev));
+  return {
+    dir,
+    start: async (env: Record<string, string>, args: string[] = []) => {
+      const run = await startDev(dir, env, args);
+      runs.push(run);
+      return run;
+    },
+    demoKey: () => readFileSync(join(dir, "demo-api-key"), "utf8").trim(),
+    leftovers: () => leftovers(dir),
+  };
 }
-
-const leftovers = () => leftoversIn(devDir);
 
 async function seeded(dir: string, seed: number, sessionDate?: string): Promise<string> {
   const backend = await openBackend({ dataDir: dir });
@@ -41,28 +57,19 @@ async function seeded(dir: string, seed: number, sessionDate?: string): Promise<
 
 const bearer = (key: string) => ({ headers: { Authorization: `Bearer ${key}` } });
 
-beforeAll(() => {
-  devDir = mkdtempSync(join(tmpdir(), "ods-dev-"));
-});
-
-afterEach(() => {
-  for (const run of started.splice(0)) killDev(run);
-});
-
-afterAll(() => rmSync(devDir, { recursive: true, force: true }));
-
-describe("npm run dev", () => {
+describe.concurrent("npm run dev", () => {
   // Two returns to each database: what a start keeps per database is found again, and nothing of the other's leaks in.
   // The demo key's life over many more starts (its cap) is tested without restarts: test/tools/demo-account.node.test.ts.
-  it("comes up four times alternating between two databases, each time serving data and sign-in with that database's demo key", async () => {
-    const databases = [await seeded(join(devDir, "market-a"), 3), await seeded(join(devDir, "market-b"), 4)];
+  it("comes up four times alternating between two databases, each time serving data and sign-in with that database's demo key", async (context) => {
+    const room = devRoom("starts", context);
+    const databases = [await seeded(join(room.dir, "market-a"), 3), await seeded(join(room.dir, "market-b"), 4)];
     const keys = new Map<string, string>();
     for (let start = 0; start < 4; start++) {
       const pglite = databases[start % 2] as string;
-      const run = await startDev({ PGLITE_DIR: pglite });
+      const run = await room.start({ PGLITE_DIR: pglite });
       expect(run.up, run.output()).toBe(true);
       expect(run.output()).not.toMatch(/seeding/);
-      const key = readFileSync(join(devDir, "demo-api-key"), "utf8").trim();
+      const key = room.demoKey();
       // The same database keeps its one demo key: returning to it adds no key.
       expect(key, `start ${start + 1}`).toBe(keys.get(pglite) ?? key);
       keys.set(pglite, key);
@@ -78,17 +85,18 @@ describe("npm run dev", () => {
       expect(await overview.text()).toContain("Overview");
 
       await stopDev(run);
-      expect(await leftovers()).toEqual([]);
+      expect(await room.leftovers()).toEqual([]);
     }
     expect(new Set(keys.values()).size).toBe(2);
   }, 600_000);
 
-  it("moves the generated market through the local gateway and the ingestor, ahead of a seed's later session; --static keeps it frozen", async () => {
+  it("moves the generated market through the local gateway and the ingestor, ahead of a seed's later session; --static keeps it frozen", async (context) => {
+    const room = devRoom("market", context);
     // A session a week ahead: the feed must start after everything seeded, trades to the close included, on any date.
-    const pglite = await seeded(join(devDir, "moving"), 5, sessionOnOrAfter(addDays(todayInNewYork(), 7)));
-    const run = await startDev({ PGLITE_DIR: pglite });
+    const pglite = await seeded(join(room.dir, "moving"), 5, sessionOnOrAfter(addDays(todayInNewYork(), 7)));
+    const run = await room.start({ PGLITE_DIR: pglite });
     expect(run.up, run.output()).toBe(true);
-    const key = readFileSync(join(devDir, "demo-api-key"), "utf8").trim();
+    const key = room.demoKey();
     const read = async (base: string) => {
       const flow = (await (await fetch(`${base}/v1/flow?minPremium=0&limit=1`, bearer(key))).json()) as { asOf: string };
       const chain = (await (await fetch(`${base}/v1/chain/SPY?limit=1`, bearer(key))).json()) as { contracts: { asOf: string }[] };
@@ -121,38 +129,35 @@ describe("npm run dev", () => {
     expect(Date.parse(now.screened)).toBeGreaterThanOrEqual(Date.parse(now.quote));
     expect(run.output()).toMatch(/market feed: \d+ contracts streamed through a local Databento gateway.*min ahead of the wall clock/);
     await stopDev(run);
-    expect(await leftovers()).toEqual([]);
+    expect(await room.leftovers()).toEqual([]);
 
-    const frozen = await startDev({ PGLITE_DIR: pglite }, ["--static"]);
+    const frozen = await room.start({ PGLITE_DIR: pglite }, ["--static"]);
     expect(frozen.up, frozen.output()).toBe(true);
     expect(frozen.output()).toMatch(/market frozen: --static/);
     const first = await read(frozen.base);
     await new Promise((r) => setTimeout(r, 3_000));
     expect(await read(frozen.base)).toEqual(first);
     await stopDev(frozen);
-    expect(await leftovers()).toEqual([]);
+    expect(await room.leftovers()).toEqual([]);
   }, 300_000);
 
-  it("replays a loaded trade file instead of seeding over it", async () => {
-    const pglite = join(devDir, "replay");
+  it("replays a loaded trade file instead of seeding over it", async (context) => {
+    const room = devRoom("replay", context);
+    const pglite = join(room.dir, "loaded");
     // Always PGlite (an empty DATABASE_URL is unset); no running service to tell about the load.
-    const env = { ...process.env, DEV_DIR: devDir, PGLITE_DIR: pglite, DATABASE_URL: "", ADMIN_URL: "http://127.0.0.1:1" };
-    const load = spawnSync(
+    const env = { ...process.env, DEV_DIR: room.dir, PGLITE_DIR: pglite, DATABASE_URL: "", ADMIN_URL: "http://127.0.0.1:1" };
+    const load = await promisify(execFile)(
       "npm",
       ["run", "--silent", "load", "--", "cboe-trades", "test/fixtures/cboe/VIX_2016-06-01_trades_excerpt.csv", "--json"],
-      {
-        env,
-        encoding: "utf8",
-      },
+      { env, encoding: "utf8" },
     );
-    expect(load.status, load.stderr).toBe(0);
     const loaded = JSON.parse(load.stdout) as { loaded: number; printClass: Record<string, number> };
     expect(loaded.loaded).toBe(259);
 
-    const run = await startDev({ PGLITE_DIR: pglite, MARKET_CLOCK: "2016-06-01T16:15:00-04:00" });
+    const run = await room.start({ PGLITE_DIR: pglite, MARKET_CLOCK: "2016-06-01T16:15:00-04:00" });
     expect(run.up, run.output()).toBe(true);
     expect(run.output()).not.toMatch(/seeding/);
-    const key = readFileSync(join(devDir, "demo-api-key"), "utf8").trim();
+    const key = room.demoKey();
     const flow = await fetch(`${run.base}/v1/flow?symbol=VIX&minPremium=0&from=2016-06-01&limit=500`, bearer(key));
     expect(flow.status).toBe(200);
     const body = (await flow.json()) as { count: number; fromDate: string; prints: unknown[] };
@@ -162,20 +167,21 @@ describe("npm run dev", () => {
     // Nothing was seeded: the synthetic market's names are unknown here.
     expect((await fetch(`${run.base}/v1/expirations/SPY`, bearer(key))).status).toBe(404);
     await stopDev(run);
-    expect(await leftovers()).toEqual([]);
+    expect(await room.leftovers()).toEqual([]);
   }, 180_000);
 
-  it("stops everything it started, with a clear message, when a start-up step fails", async () => {
-    const pglite = await seeded(join(devDir, "market-failing"), 5);
+  it("stops everything it started, with a clear message, when a start-up step fails", async (context) => {
+    const room = devRoom("failing", context);
+    const pglite = await seeded(join(room.dir, "market"), 5);
     // Someone else answers on the API's port: wrangler cannot take it, or the demo account cannot be made through it.
     const squatter = (await import("node:http")).createServer((_req, res) => res.writeHead(404).end("not us"));
     const port = await listenOn(squatter);
     try {
-      const run = await startDev({ PGLITE_DIR: pglite, PORT: String(port) });
+      const run = await room.start({ PGLITE_DIR: pglite, PORT: String(port) });
       expect(run.up).toBe(false);
       expect(await run.exited).not.toBe(0);
       expect(run.output()).toMatch(/npm run dev could not start|wrangler dev exited/);
-      expect(await leftovers()).toEqual([]);
+      expect(await room.leftovers()).toEqual([]);
     } finally {
       squatter.close();
     }

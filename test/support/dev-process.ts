@@ -30,7 +30,9 @@ export async function startDev(devDir: string, env: Record<string, string> = {},
   let text = "";
   child.stdout?.on("data", (d: Buffer) => (text += d.toString()));
   child.stderr?.on("data", (d: Buffer) => (text += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  // "close", not "exit": a process's last output can still be in its pipes when "exit" fires (seen on a loaded machine:
+  // a failed start read back as no output at all).
+  const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
   const up = await Promise.race([
     exited.then(() => false),
     new Promise<boolean>((resolve) => setTimeout(() => resolve(false), START_TIMEOUT_MS).unref()),
@@ -49,13 +51,13 @@ export async function startDev(devDir: string, env: Record<string, string> = {},
 
 /** Ctrl-C, as a developer stops it: SIGINT to the whole process group; resolves once `npm run dev` has ended. */
 export async function stopDev(run: DevRun): Promise<void> {
-  if (run.child.pid && run.child.exitCode === null) process.kill(-run.child.pid, "SIGINT");
+  if (run.child.pid && run.child.exitCode === null && run.child.signalCode === null) process.kill(-run.child.pid, "SIGINT");
   await run.exited;
 }
 
 /** For cleanup after a failed test: the whole process group, at once. */
 export function killDev(run: Pick<DevRun, "child">): void {
-  if (run.child.exitCode !== null || !run.child.pid) return;
+  if (run.child.exitCode !== null || run.child.signalCode !== null || !run.child.pid) return;
   try {
     process.kill(-run.child.pid, "SIGKILL");
   } catch {
