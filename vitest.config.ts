@@ -135,7 +135,7 @@ export default defineConfig(async () => {
             environment: "node",
             testTimeout: 60_000,
             globalSetup: [STACK, "./test/support/shared-worker.ts"],
-            setupFiles: [STACK_READY],
+            setupFiles: [STACK_READY, "./test/support/shared-worker-ready.ts"],
           },
         },
       ],

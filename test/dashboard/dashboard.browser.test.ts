@@ -5,19 +5,21 @@ import { resolve } from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signInInBrowser } from "../support/browser-sign-in";
 import { chromiumLaunchOptions } from "../support/chromium";
+import { sharedWorker } from "../support/http-accounts";
 import { testSqlPassword } from "../support/sql-password";
 
 /** Every page is photographed on each run, for a human to look at (git-ignored). */
 const SHOTS = resolve(".screenshots/dashboard");
 
 /** The Node-side tests' shared `wrangler dev`, signing in against the local OpenID provider. */
-const base = inject("sharedWorker").url;
+let base: string;
 let browser: Browser;
 
 beforeAll(async () => {
+  base = sharedWorker().url;
   // The pinned npm build (unpacked on first use) unless CHROMIUM_PATH names another: test/support/chromium.ts.
   const launchOptions = chromiumLaunchOptions();
   mkdirSync(SHOTS, { recursive: true });

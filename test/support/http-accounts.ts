@@ -1,9 +1,32 @@
+import { existsSync, readFileSync } from "node:fs";
 import { inject } from "vitest";
 import { bodyOf } from "../../ingest/admin-api/admin-api";
 import { AdminClient } from "../../ingest/admin-api/admin-client";
 
-/** The shared `wrangler dev` (test/support/shared-worker.ts) and its admin API, for Node-side tests. */
-export const sharedWorker = () => inject("sharedWorker");
+let started: { url: string; adminToken: string } | undefined;
+
+/**
+ * The shared `wrangler dev` (test/support/shared-worker.ts): its URL and admin token. It starts in the background;
+ * the system tier's setup file waits for it (`waitForSharedWorker`) before a file's first test.
+ */
+export function sharedWorker(): { url: string; adminToken: string } {
+  if (started) return started;
+  const { adminToken, urlFile } = inject("sharedWorker");
+  const outcome = JSON.parse(readFileSync(urlFile, "utf8")) as { url?: string; error?: string };
+  if (!outcome.url) throw new Error(`the shared wrangler dev did not start: ${outcome.error}`);
+  return (started = { url: outcome.url, adminToken });
+}
+
+/** Resolves once the shared `wrangler dev` answers (or throws why it could not start), within `timeoutMs`. */
+export async function waitForSharedWorker(timeoutMs: number): Promise<void> {
+  const { urlFile } = inject("sharedWorker");
+  const deadline = Date.now() + timeoutMs;
+  while (!existsSync(urlFile)) {
+    if (Date.now() > deadline) throw new Error(`the shared wrangler dev did not answer within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  sharedWorker();
+}
 export const adminOfSharedWorker = () => new AdminClient(sharedWorker().url, sharedWorker().adminToken);
 
 let counter = 0;

@@ -1,22 +1,22 @@
 import { isWellFormedAdminToken } from "../../src/domain/admin-token";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import { describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { AdminClient, checkedAdminUrl } from "../../ingest/admin-api/admin-client";
+import { sharedWorker } from "../support/http-accounts";
 
 const run = promisify(execFile);
-const { url: WORKER, adminToken: TOKEN } = inject("sharedWorker");
 
 /** Runs `npm run admin -- …` (the same script) and parses its single JSON value. */
 function cli(...args: string[]): Promise<{ code: number; json: unknown }> {
-  return cliAt(WORKER, ...args);
+  return cliAt(sharedWorker().url, ...args);
 }
 
 async function cliAt(url: string, ...args: string[]): Promise<{ code: number; json: unknown }> {
   try {
     // The token travels in the environment, never in the arguments.
     const { stdout } = await run("node_modules/.bin/tsx", ["scripts/admin.ts", ...args, "--json"], {
-      env: { ...process.env, ADMIN_URL: url, ADMIN_TOKEN: TOKEN },
+      env: { ...process.env, ADMIN_URL: url, ADMIN_TOKEN: sharedWorker().adminToken },
     });
     return { code: 0, json: JSON.parse(stdout) };
   } catch (err) {
@@ -37,7 +37,7 @@ describe("admin CLI against wrangler dev", () => {
     expect(key.key).toMatch(/^ods_live_[0-9A-Za-z]{49}$/);
     expect(key.prefix).toBe(key.key.slice(0, 16));
 
-    const verify = await fetch(`${WORKER}/v1/auth/verify`, { headers: { Authorization: `Bearer ${key.key}` } });
+    const verify = await fetch(`${sharedWorker().url}/v1/auth/verify`, { headers: { Authorization: `Bearer ${key.key}` } });
     expect(await verify.json()).toMatchObject({ key_id: key.id, subscription_status: "trialing", entitled: true });
 
     const list = (await cli("key", "list", "--account", name)).json as unknown[];
@@ -45,7 +45,7 @@ describe("admin CLI against wrangler dev", () => {
 
     const revoked = await cli("key", "revoke", String(key.id));
     expect(revoked.json).toMatchObject({ id: key.id, revokedAt: expect.any(String) });
-    expect((await fetch(`${WORKER}/v1/auth/verify`, { headers: { Authorization: `Bearer ${key.key}` } })).status).toBe(401);
+    expect((await fetch(`${sharedWorker().url}/v1/auth/verify`, { headers: { Authorization: `Bearer ${key.key}` } })).status).toBe(401);
 
     const sub = await cli("subscription", "set", "--account", name, "--status", "past_due", "--plan", "basic");
     expect(sub.json).toMatchObject({ subscription: { plan: "basic", status: "past_due" } });
@@ -65,7 +65,7 @@ describe("admin CLI transport and tokens", () => {
   it("refuses plain http to a host other than this machine, before sending anything", async () => {
     for (const url of ["http://admin.example.com", "http://10.0.0.5:8787", "http://[2001:db8::1]:8787", "ftp://admin.example.com"]) {
       expect(() => checkedAdminUrl(url)).toThrow();
-      expect(() => new AdminClient(url, TOKEN)).toThrow();
+      expect(() => new AdminClient(url, sharedWorker().adminToken)).toThrow();
     }
     for (const url of ["https://admin.example.com", "http://127.0.0.1:8787", "http://localhost:8787/", "http://[::1]:8787"]) {
       expect(() => checkedAdminUrl(url)).not.toThrow();

@@ -1,18 +1,16 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { ensureDemoKey } from "../../devkit/demo-account";
-import { AdminClient } from "../../ingest/admin-api/admin-client";
 import { limitsFor } from "../../src/domain/plans";
+import { adminOfSharedWorker, sharedWorker } from "../support/http-accounts";
 
-const { url: WORKER, adminToken: TOKEN } = inject("sharedWorker");
 const dir = mkdtempSync(join(tmpdir(), "ods-demo-key-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const admin = new AdminClient(WORKER, TOKEN);
 const verifies = async (key: string) =>
-  (await fetch(`${WORKER}/v1/auth/verify`, { headers: { Authorization: `Bearer ${key}` } })).status === 200;
+  (await fetch(`${sharedWorker().url}/v1/auth/verify`, { headers: { Authorization: `Bearer ${key}` } })).status === 200;
 
 /**
  * `npm run dev`'s demo key, as each start asks for it (devkit/dev.ts): the start-up itself is tested by
@@ -22,6 +20,7 @@ const verifies = async (key: string) =>
 describe("npm run dev's demo key", () => {
   it("is kept per database across starts, and a database new to the account past the key cap revokes the oldest key", async () => {
     const cap = limitsFor("basic").activeKeys;
+    const admin = adminOfSharedWorker();
     // Every database its own files: here all share one Worker, where another database's saved key would verify.
     const files = (database: number) => ({ ofDatabase: join(dir, `db-${database}`), current: join(dir, `current-${database}`) });
     const first = await ensureDemoKey(admin, files(0));
