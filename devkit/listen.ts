@@ -1,4 +1,5 @@
-import { createServer, type AddressInfo, type Server } from "node:net";
+import type { ChildProcess } from "node:child_process";
+import { createServer, Server, type AddressInfo } from "node:net";
 
 /**
  * Loopback sockets bound ahead of their server, by port, shared by every copy of this module in the
@@ -53,4 +54,33 @@ export async function unboundPort(): Promise<number> {
   const port = await listenOn(probe);
   await new Promise<void>((resolve) => probe.close(() => resolve()));
   return port;
+}
+
+/**
+ * Hands the socket reserved for `port` to a child process over its IPC channel (a test stack run off the main
+ * process): there, `listenOn(server, port)` takes it over once `acceptReserved` has received it.
+ */
+export function sendReserved(child: ChildProcess, port: number): Promise<void> {
+  const holder = reserved.get(port);
+  if (!holder) return Promise.reject(new Error(`port ${port} is not reserved in this process`));
+  reserved.delete(port);
+  return new Promise((resolve, reject) =>
+    child.send({ reservedPort: port }, holder, (err) => {
+      if (err) return reject(err);
+      // The child holds its own copy of the socket: this process stops accepting on it.
+      holder.close();
+      resolve();
+    }),
+  );
+}
+
+/** In a child process: keeps each socket `sendReserved` hands over, for `listenOn`. */
+export function acceptReserved(): void {
+  process.on("message", (message, handle) => {
+    const port = (message as { reservedPort?: unknown } | null)?.reservedPort;
+    if (typeof port === "number" && handle instanceof Server) {
+      handle.unref();
+      reserved.set(port, handle);
+    }
+  });
 }
