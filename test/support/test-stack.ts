@@ -22,7 +22,8 @@ import { testDatabaseUrl } from "./test-database";
  * The test stack, in a process of its own (forked by test/support/global-setup.ts): the seeded test market behind
  * its local SQL endpoints, the date matrix's markets, the vendor and Stripe stand-ins. Its servers take over the
  * sockets the test config reserved (handed over with `sendReserved`), listen at once and answer once every database
- * is seeded. Seeding is WebAssembly work of seconds a market: off vitest's main process, which would otherwise start
+ * is seeded. At once, not after seeding: a socket received over IPC is accepting already (Node listens on it as it
+ * arrives), and a connection it accepted before a server took it over would hang. Seeding is WebAssembly work of seconds a market: off vitest's main process, which would otherwise start
  * no test file until it is done.
  *
  * Protocol: this process says "ready"; the parent hands over the reserved sockets, then says "start"; this process
