@@ -169,7 +169,7 @@ async function main(): Promise<void> {
   const frozen = frozenBecause(moving, await backend.typedQuery("select source from market_state where id = 1"));
   if (frozen) console.log(`market frozen: ${frozen}`);
   else {
-    const market = await startDevMarket(backend, (line) => console.log(line));
+    const market = await startDevMarket(backend, (line) => console.log(line), new AdminClient(worker.url, adminToken));
     running.push({ name: "market feed", stop: () => market.stop() });
   }
 }

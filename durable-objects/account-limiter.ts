@@ -9,6 +9,7 @@ import {
   type AdmitResult,
   type EntitlementView,
   type KeyCheck,
+  type KeyStanding,
   type MeterRequest,
   type MeterResult,
   type RateState,
@@ -134,6 +135,19 @@ export class AccountLimiter extends DurableObject<Bindings> {
     if (taken.kind !== "taken") return taken;
     const usage = this.#count(request.accountId, request.cost, now);
     return { kind: "metered", rate: taken.rate, entitlement: taken.entitlement, usage };
+  }
+
+  /**
+   * Whether a key may still hold a stream (`src/streams`): its revocation and its account's
+   * entitlement, as `meter` decides them, without counting anything. The account's stream hub asks
+   * this at every heartbeat, so a revoked key or a lapsed account loses its streams within one.
+   */
+  async standing(request: Omit<MeterRequest, "cost">): Promise<KeyStanding> {
+    const snapshot = await this.#currentSnapshot(request);
+    const key = keyState(snapshot, request.keyId);
+    if (key.kind !== "active") return key;
+    const entitlement = entitlementView(snapshot, Date.now());
+    return entitlement.entitled ? { kind: "active" } : { kind: "not_entitled", entitlement };
   }
 
   /** Admitted requests of the current ET day (the dashboard's "requests today"). */

@@ -17,6 +17,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** The calendars' and fundamentals' vendor, when one is configured. */
   fundamentals?: { provider: FundamentalsProvider; callsPerMinute: number };
+  /** After each committed batch of trades (the stream shards' wake-up, `streamWaker`). */
+  onTradesCommitted?: () => void;
 }
 
 /**
@@ -27,7 +29,7 @@ export interface RunOptions {
  * vendor, the day's calendars and fundamentals. A replay read to its end leaves the screener current.
  */
 export async function runIngestor(db: IngestDatabase, feed: FeedSpec, options: RunOptions): Promise<FeedReport> {
-  const { log, signal } = options;
+  const { log, signal, onTradesCommitted } = options;
   const derived = new AbortController();
   const clock = feed.kind === "live" ? feed.now : undefined;
   const following = Promise.all([
@@ -45,8 +47,8 @@ export async function runIngestor(db: IngestDatabase, feed: FeedSpec, options: R
   try {
     report =
       feed.kind === "replay"
-        ? await replayFiles(db, feed.files, { feed: feed.feed, speed: feed.speed, log, signal })
-        : await followLive(db, { ...feed, log, signal });
+        ? await replayFiles(db, feed.files, { feed: feed.feed, speed: feed.speed, log, signal, onTradesCommitted })
+        : await followLive(db, { ...feed, log, signal, onTradesCommitted });
   } finally {
     derived.abort();
     await following;

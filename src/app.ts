@@ -6,6 +6,7 @@ import { mountBillingWebhook } from "./billing/webhook";
 import { mountApiReference } from "./reference/docs-page";
 import { dashboard } from "./dashboard/app";
 import { mountMcp } from "./mcp/server";
+import { mountStream } from "./streams/stream-route";
 import { accessGate } from "./access/gates";
 import { isDatabaseUnavailable } from "./db/errors";
 import { configure } from "./http/configure";
@@ -79,6 +80,7 @@ export function newApp(routes: readonly RouteSpec[]): Hono<AppEnv> {
   app.route("/dashboard", dashboard);
   mountApiReference(app);
   mountMcp(app);
+  mountStream(app);
 
   app.all("*", (c) => {
     const emptyParam = methods.emptyParamOf(c.req.path);

@@ -5,6 +5,8 @@ import { routes } from "./routes";
 
 export { AccountLimiter } from "../durable-objects/account-limiter";
 export { AuthGuard } from "../durable-objects/auth-guard";
+export { StreamHub } from "./streams/stream-hub";
+export { StreamShard } from "./streams/stream-shard";
 
 const app = newApp(routes);
 

@@ -1,5 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { LiveRefusedError } from "../../ingest/sources/opra/live/live-client";
+import type { AdminApi } from "../../ingest/admin-api/admin-api";
+import { streamWaker } from "../../ingest/admin-api/stream-waker";
 import { runIngestor } from "../../ingest/run-ingestor";
 import { OPRA_FEED } from "../../ingest/sources/opra/live/protocol";
 import { receiveTime } from "../../ingest/sources/opra/feed-files";
@@ -18,7 +20,11 @@ const DEMO_TRADES_PER_SECOND = 5;
  * when the seed's session is later than now (a seed made before the close) the feed runs that far ahead
  * (docs/decisions.md).
  */
-export async function startDevMarket(backend: SqlBackend, log: (line: string) => void): Promise<{ stop: () => Promise<void> }> {
+export async function startDevMarket(
+  backend: SqlBackend,
+  log: (line: string) => void,
+  admin: AdminApi,
+): Promise<{ stop: () => Promise<void> }> {
   const market = await loadStreamMarket(backend.typedQuery);
   // After the newest stored quote and print: a seed's trades run on to the close, past its quote snapshot.
   const { rows } = await backend.typedQuery(
@@ -54,6 +60,8 @@ export async function startDevMarket(backend: SqlBackend, log: (line: string) =>
     },
     {
       signal: stop.signal,
+      // Each commit of prints wakes the stream shards, as `npm run ingest` does with ADMIN_URL set.
+      onTradesCommitted: streamWaker(admin, (fields) => log(`market feed: ${JSON.stringify(fields)}`)),
       log: (fields) => {
         if (String(fields.event).startsWith("feed_") && fields.event !== "feed_notice") log(`market feed: ${JSON.stringify(fields)}`);
         if (fields.event === "ingest_write_failed") log(`market feed: a write failed, retrying (${String(fields.error)})`);

@@ -6,6 +6,7 @@ import type {
   AdminKeys,
   NewKey,
   SnapshotRefresh,
+  StreamWake,
 } from "../../src/routes/admin/contracts";
 
 /**
@@ -67,5 +68,9 @@ export class AdminApi {
   /** After a load: the Worker reads the new snapshot version and serves it at once. */
   refreshSnapshot() {
     return this.request<SnapshotRefresh>("POST", "/admin/market/snapshot");
+  }
+  /** After a commit of prints: the stream shards read the feed now rather than at their next poll. */
+  wakeStreams() {
+    return this.request<StreamWake>("POST", "/admin/streams/wake");
   }
 }

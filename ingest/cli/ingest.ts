@@ -5,6 +5,9 @@ import { watchLoopHealth } from "../pipeline/loop-health";
 import { fundamentalsFromEnv } from "../fundamentals/provider-from-env";
 import { replayOutcome } from "../sources/opra/replay";
 import { runIngestor, type FeedSpec } from "../run-ingestor";
+import { AdminClient } from "../admin-api/admin-client";
+import type { IngestLog } from "../log";
+import { streamWaker } from "../admin-api/stream-waker";
 import { openMarketBackend } from "./market-backend";
 import { runCli } from "./run-cli";
 
@@ -87,7 +90,12 @@ async function main(): Promise<number> {
   const unwatch = watchLoopHealth(log);
   try {
     const feed: FeedSpec = { ...run, feed: OPRA_FEED };
-    const report = await runIngestor(backend, feed, { log, signal: stop.signal, fundamentals: vendor ?? undefined });
+    const report = await runIngestor(backend, feed, {
+      log,
+      signal: stop.signal,
+      fundamentals: vendor ?? undefined,
+      onTradesCommitted: streamWakerFromEnvironment(log),
+    });
     if (run.kind === "live") {
       log({ event: "ingest_stopped", ...report });
       return 0;
@@ -110,3 +118,13 @@ async function main(): Promise<number> {
 }
 
 runCli(main);
+
+/** The stream shards' wake-up when the service's admin API is known (ADMIN_URL/ADMIN_TOKEN); without it they poll every second. */
+function streamWakerFromEnvironment(log: IngestLog): (() => void) | undefined {
+  try {
+    return streamWaker(AdminClient.fromEnvironment(), log);
+  } catch (error) {
+    log({ event: "stream_wake_off", reason: error instanceof Error ? error.message : String(error) });
+    return undefined;
+  }
+}

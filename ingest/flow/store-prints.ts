@@ -1,4 +1,5 @@
 import { equityQuotes, flowPrints, optionQuotes, underlyings } from "../../src/db/schema";
+import { FLOW_WRITERS_LOCK } from "../../src/market/feed-order";
 import { arrayParams, copyInsert, updateOnConflict, type InsertRow } from "../db/bulk-insert";
 import type { CopyRows, TypedQuery } from "../db/database";
 import { columnNames, queryRows, selectList, selectRows, type Row, type Selected, sqlNames } from "../db/rows";
@@ -150,5 +151,7 @@ function flowRow(p: FlowPrint): InsertRow<typeof flowPrints> {
  * twice changes nothing. The market snapshot version stays: no cache is keyed on flow data.
  */
 export async function writeFlowPrints(query: TypedQuery, copy: CopyRows, prints: readonly FlowPrint[]): Promise<number> {
+  // Ids in commit order for the streams (src/market/feed-order.ts): held to this transaction's end.
+  await query(`select pg_advisory_xact_lock(${FLOW_WRITERS_LOCK})`);
   return copyInsert(query, copy, flowPrints, prints.map(flowRow), UPSERT);
 }

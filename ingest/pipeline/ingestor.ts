@@ -36,6 +36,8 @@ export interface IngestorOptions {
    */
   maxTradeBatch?: number;
   lane?: Partial<LaneOptions>;
+  /** Called after each committed batch of trades, e.g. to wake the stream shards (ingest/admin-api/stream-waker.ts). */
+  onTradesCommitted?: () => void;
 }
 
 type ContractsEvent = ContractEvent | OpenInterestEvent;
@@ -118,6 +120,7 @@ export class Ingestor {
       async (batch, through) => {
         const { prints } = await writeTrades(db, feed, batch, pricing, through);
         this.printStatistics.written(prints.map((p) => p.trade.sessionDate));
+        if (prints.length > 0) options.onTradesCommitted();
       },
       { ...lane, minIntervalMs: options.tradeIntervalMs, maxBatch: Math.min(lane.maxBatch, options.maxTradeBatch) },
       (trade) => barrier.holds(trade.executedAt.getTime()),
@@ -164,6 +167,7 @@ export class Ingestor {
         maxQueued: { trades: 500_000, quotes: 3_000_000, contracts: 500_000 },
         tradeIntervalMs: 100,
         maxTradeBatch: 5_000,
+        onTradesCommitted: () => undefined,
         ...options,
         lane,
       },

@@ -23,8 +23,12 @@ export const ERROR_STATUS = {
   conflict: 409,
   key_limit_reached: 409,
   trial_already_used: 409,
+  /** `/v1/stream` opened without a WebSocket upgrade or `Accept: text/event-stream` (not in the spec's table). */
+  upgrade_required: 426,
   rate_limited: 429,
   too_many_concurrent_requests: 429,
+  /** The account already holds its streams' cap (not in the spec's table: the spec has no streams). */
+  too_many_streams: 429,
   too_many_auth_failures: 429,
   internal_error: 500,
   upstream_error: 502,

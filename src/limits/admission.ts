@@ -34,6 +34,9 @@ export interface MeterRequest extends Omit<AdmitRequest, "requireEntitlement"> {
 /** Whether a key is on its account's allowlist: `revoked` is final, as in `AdmitResult`. */
 export type KeyCheck = { kind: "active" } | { kind: "revoked" } | { kind: "unknown_key" };
 
+/** `standing`'s answer: whether a key may keep a stream open. */
+export type KeyStanding = KeyCheck | { kind: "not_entitled"; entitlement: EntitlementView };
+
 /** The account Durable Object's single answer on the hot path. */
 export type AdmitResult =
   /** The key was revoked (or its row deleted): final, the edge may remember it. */

@@ -2,10 +2,15 @@ import { and, eq, gte, inArray, sql, type SQL } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import type { Database } from "../db/client";
 import { equityQuotes, flowPrints } from "../db/schema";
+import { daysBetween } from "../domain/calendar";
 import type { Bound } from "../domain/flow-window";
+import { isoTimestamp } from "../db/timestamps";
 
 /** The largest total a flow response counts (the spec's cap). */
 export const FLOW_COUNT_CAP = 10_000;
+
+/** Which prints a flow read selects, whatever window it reads (`/v1/flow`, the `flow` stream). */
+export type FlowSelection = Omit<FlowFilter, "from" | "to">;
 
 export interface FlowFilter {
   from: Bound;
@@ -83,6 +88,20 @@ export const flowPrintColumns = {
   ivSource: flowPrints.ivSource,
   isEtfOrIndex: flowPrints.isEtfOrIndex,
 };
+
+type FlowPrintRow = { [K in keyof typeof flowPrintColumns]: (typeof flowPrintColumns)[K]["_"]["data"] };
+
+/** A stored print as `/v1/flow` and the `flow` stream serve it. */
+export function servedPrint({ sessionDate, iv, isEtfOrIndex, executedAt, ...p }: FlowPrintRow) {
+  return {
+    ...p,
+    executedAt: isoTimestamp(executedAt),
+    dte: daysBetween(sessionDate, p.expiration),
+    impliedVolatility: Math.round(iv * 1e6) / 1e4,
+    isETFOrIndex: isEtfOrIndex,
+  };
+}
+export type ServedPrint = ReturnType<typeof servedPrint>;
 
 /**
  * The first `limit` matching prints, premium or time descending (the id breaks ties, so the order

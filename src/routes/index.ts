@@ -3,7 +3,7 @@ import { usageRoute } from "./account/usage";
 import { verifyRoute } from "./account/verify";
 import { createAccountRoute, getAccountRoute, setSubscriptionRoute } from "./admin/accounts";
 import { createKeyRoute, listKeysRoute, revokeKeyRoute } from "./admin/keys";
-import { refreshSnapshotRoute } from "./admin/market";
+import { refreshSnapshotRoute, wakeStreamsRoute } from "./admin/market";
 import { healthRoute } from "./meta/health";
 import { openApiRoute } from "./meta/openapi";
 import { plansRoute } from "./meta/plans";
@@ -53,4 +53,5 @@ export const routes: readonly RouteSpec[] = [
   listKeysRoute,
   revokeKeyRoute,
   refreshSnapshotRoute,
+  wakeStreamsRoute,
 ];

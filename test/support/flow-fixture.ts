@@ -24,8 +24,13 @@ const SENTIMENT: Record<string, Record<string, string>> = {
  * Open interest, opening, IV and delta are the columns' defaults: unknown (0, false, 0, 0, sources `none`).
  */
 export async function arrangePrints(ticker: string, prints: FixturePrint[]): Promise<void> {
+  await marketSql().query("delete from flow_prints where ticker = $1", [ticker]);
+  await appendPrints(prints);
+}
+
+/** Adds prints to the feed, in this order (each its own commit, so feed order is array order). */
+export async function appendPrints(prints: FixturePrint[]): Promise<void> {
   const sql = marketSql();
-  await sql.query("delete from flow_prints where ticker = $1", [ticker]);
   for (const p of prints) {
     const type = p.optionType ?? "call";
     const side = p.side ?? "ask";

@@ -33,7 +33,7 @@ export interface FeedReport {
 export async function replayFiles(
   db: IngestDatabase,
   paths: readonly string[],
-  options: { feed: string; speed: number; log: IngestLog; signal?: AbortSignal },
+  options: { feed: string; speed: number; log: IngestLog; signal?: AbortSignal; onTradesCommitted?: () => void },
 ): Promise<FeedReport> {
   let malformed = 0;
   const onMalformed = (path: string) => (error: DbnDecodeError) => {
@@ -91,10 +91,10 @@ export interface FeedSource {
 export async function consumeFeed(
   db: IngestDatabase,
   sources: (ingestor: Ingestor, signal: AbortSignal) => FeedSource[],
-  options: { feed: string; log: IngestLog; signal?: AbortSignal; now?: () => Date },
+  options: { feed: string; log: IngestLog; signal?: AbortSignal; now?: () => Date; onTradesCommitted?: () => void },
 ): Promise<FeedReport> {
   const started = performance.now();
-  const ingestor = await Ingestor.start(db, { feed: options.feed, log: options.log });
+  const ingestor = await Ingestor.start(db, { feed: options.feed, log: options.log, onTradesCommitted: options.onTradesCommitted });
   const indexes = await selectRows(db.typedQuery, underlyings, ["symbol"], `where ${columnNames(underlyings).assetType} = 'index'`);
   const reader: OpraEventReader = new OpraEventReader(new OpraInstruments(new Set(indexes.map((r) => r.symbol))), {
     now: options.now,

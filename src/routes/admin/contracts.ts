@@ -41,3 +41,6 @@ export type AdminKeys = z.infer<typeof AdminKeysSchema>;
 
 export const SnapshotRefreshSchema = z.object({ version: z.number(), asOf: z.string().nullable() });
 export type SnapshotRefresh = z.infer<typeof SnapshotRefreshSchema>;
+
+export const StreamWakeSchema = z.object({ shards: z.number().describe("Flow shards told of the commit.") });
+export type StreamWake = z.infer<typeof StreamWakeSchema>;

@@ -1,9 +1,11 @@
 import { z } from "zod";
 import { flowWindow, type FlowWindowRequest, RETENTION_DAYS } from "../../domain/flow-window";
-import { tickerParam } from "../../domain/symbols";
+import { STANDARD_LIMITS } from "../../domain/plans";
+import { TICKER, tickerParam } from "../../domain/symbols";
 import { ApiError } from "../../http/errors";
 import { aliased } from "../../http/input-checks";
 import { dateParam, numberParam } from "../../http/query-params";
+import type { FlowSelection } from "../../market/flow";
 
 export const DEFAULT_MIN_PREMIUM = 10_000;
 
@@ -48,4 +50,55 @@ export function rejectFromAfterNewest(from: string | undefined, newest: string |
   if (from !== undefined && newest !== null && from > newest) {
     throw new ApiError("out_of_range", `from (${from}) is after the newest session in the feed (${newest}).`);
   }
+}
+
+export const enumParam = <const T extends readonly [string, ...string[]]>(values: T, description: string) =>
+  z.enum(values).optional().describe(description);
+const symbolList = (description: string) => z.string().max(400).optional().describe(description);
+
+/** Which prints a flow request selects, whatever window it reads: `/v1/flow`'s parameters, and the `flow` stream's. */
+export const flowSelectionShape = {
+  symbol: optionalTicker("One underlying. Alias: ticker."),
+  ticker: optionalTicker("Alias of symbol."),
+  symbols: symbolList(`Comma-separated underlyings, at most ${STANDARD_LIMITS.flowSymbols}. Alias: tickers.`),
+  tickers: symbolList("Alias of symbols."),
+  sentiment: enumParam(["bullish", "bearish", "neutral"], "Only this sentiment (neutral includes prints without a direction)."),
+  side: enumParam(["ask", "bid", "mid"], "Only this fill side."),
+  type: enumParam(["call", "put"], "Only calls or puts. Alias: optionType."),
+  optionType: enumParam(["call", "put"], "Alias of type."),
+  executionType: enumParam(["sweep", "block", "split"], "Only this execution type. Alias: execution."),
+  execution: enumParam(["sweep", "block", "split"], "Alias of executionType."),
+  minPremium: minPremiumParam,
+};
+export const FlowSelectionQuery = z.object(flowSelectionShape);
+type FlowSelectionInput = z.infer<typeof FlowSelectionQuery>;
+
+/** The underlyings asked for (symbol, ticker, symbols, tickers together), distinct; more than the plan allows is a 400. */
+function requestedTickers(q: FlowSelectionInput, max: number): string[] {
+  const one = aliased(q, "symbol", "ticker");
+  const list = aliased(q, "symbols", "tickers");
+  const names = (list ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
+  for (const name of names) {
+    if (!TICKER.test(name))
+      throw new ApiError("invalid_parameter", `Invalid query parameter 'symbols': '${name.slice(0, 12)}' is not a ticker.`);
+  }
+  const tickers = [...new Set([...(one ? [one] : []), ...names])];
+  if (tickers.length > max)
+    throw new ApiError("invalid_parameter", `Invalid query parameter 'symbols': at most ${max} symbols, got ${tickers.length}.`);
+  return tickers;
+}
+
+/** A validated selection with its aliases resolved; more tickers than `maxSymbols` is the 400 of `requestedTickers`. */
+export function flowSelection(q: FlowSelectionInput, maxSymbols: number): FlowSelection {
+  return {
+    tickers: requestedTickers(q, maxSymbols),
+    sentiment: q.sentiment,
+    side: q.side,
+    optionType: aliased(q, "type", "optionType"),
+    executionType: aliased(q, "executionType", "execution"),
+    minPremium: q.minPremium ?? DEFAULT_MIN_PREMIUM,
+  };
 }

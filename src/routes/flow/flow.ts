@@ -1,26 +1,15 @@
 import { z } from "zod";
 import { IV_SOURCES, OPEN_INTEREST_SOURCES } from "../../analytics/flow";
-import { daysBetween } from "../../domain/calendar";
 import { requestToday } from "../../http/request-clock";
 import { MARKET_WIDE_MAX_SESSIONS, RETENTION_DAYS, resolveBound } from "../../domain/flow-window";
 import { STANDARD_LIMITS } from "../../domain/plans";
-import { TICKER } from "../../domain/symbols";
 import { isoTimestamp } from "../../db/timestamps";
-import { ApiError } from "../../http/errors";
 import { clampToPlan, markClamped } from "../../http/limit-headers";
-import { aliased } from "../../http/input-checks";
 import { limitParam } from "../../http/query-params";
 import { withinQueryBudget } from "../../http/query-timeout";
 import { defineRoute } from "../../http/route";
-import { FLOW_COUNT_CAP, flowCountQuery, flowPageQuery, newestPrintQuery, type FlowFilter } from "../../market/flow";
-import {
-  DEFAULT_MIN_PREMIUM,
-  flowWindowShape,
-  minPremiumParam,
-  optionalTicker,
-  rejectFromAfterNewest,
-  requestedWindow,
-} from "./flow-params";
+import { FLOW_COUNT_CAP, flowCountQuery, flowPageQuery, newestPrintQuery, servedPrint, type FlowFilter } from "../../market/flow";
+import { enumParam, flowSelection, flowSelectionShape, flowWindowShape, rejectFromAfterNewest, requestedWindow } from "./flow-params";
 import { services } from "../../services";
 
 export const DEFAULT_FLOW_LIMIT = 50;
@@ -75,22 +64,8 @@ export const FlowSchema = z.object({
 });
 export type Flow = z.infer<typeof FlowSchema>;
 
-const enumParam = <const T extends readonly [string, ...string[]]>(values: T, description: string) =>
-  z.enum(values).optional().describe(description);
-const symbolList = (description: string) => z.string().max(400).optional().describe(description);
-
 const FlowQuery = z.object({
-  symbol: optionalTicker("One underlying. Alias: ticker."),
-  ticker: optionalTicker("Alias of symbol."),
-  symbols: symbolList(`Comma-separated underlyings, at most ${STANDARD_LIMITS.flowSymbols}. Alias: tickers.`),
-  tickers: symbolList("Alias of symbols."),
-  sentiment: enumParam(["bullish", "bearish", "neutral"], "Only this sentiment (neutral includes prints without a direction)."),
-  side: enumParam(["ask", "bid", "mid"], "Only this fill side."),
-  type: enumParam(["call", "put"], "Only calls or puts. Alias: optionType."),
-  optionType: enumParam(["call", "put"], "Alias of type."),
-  executionType: enumParam(["sweep", "block", "split"], "Only this execution type. Alias: execution."),
-  execution: enumParam(["sweep", "block", "split"], "Alias of executionType."),
-  minPremium: minPremiumParam,
+  ...flowSelectionShape,
   limit: limitParam({
     description: `Prints, 1-${MAX_FLOW_LIMIT} (default ${DEFAULT_FLOW_LIMIT}); clamped to ${MAX_FLOW_LIMIT} and to the plan's maximum rows (${STANDARD_LIMITS.maxRows}) with X-Limit-Clamped: true.`,
     default: DEFAULT_FLOW_LIMIT,
@@ -98,25 +73,6 @@ const FlowQuery = z.object({
   sort: enumParam(["premium", "time"], "`premium` (descending, default) or `time` (executedAt descending)."),
   ...flowWindowShape,
 });
-type FlowQueryInput = z.infer<typeof FlowQuery>;
-
-/** The underlyings asked for (symbol, ticker, symbols, tickers together), distinct; more than the plan allows is a 400. */
-function requestedTickers(q: FlowQueryInput, max: number): string[] {
-  const one = aliased(q, "symbol", "ticker");
-  const list = aliased(q, "symbols", "tickers");
-  const names = (list ?? "")
-    .split(",")
-    .map((s) => s.trim())
-    .filter((s) => s !== "");
-  for (const name of names) {
-    if (!TICKER.test(name))
-      throw new ApiError("invalid_parameter", `Invalid query parameter 'symbols': '${name.slice(0, 12)}' is not a ticker.`);
-  }
-  const tickers = [...new Set([...(one ? [one] : []), ...names])];
-  if (tickers.length > max)
-    throw new ApiError("invalid_parameter", `Invalid query parameter 'symbols': at most ${max} symbols, got ${tickers.length}.`);
-  return tickers;
-}
 
 export const flowRoute = defineRoute({
   method: "get",
@@ -137,7 +93,8 @@ export const flowRoute = defineRoute({
   errors: ["out_of_range", "invalid_range", "query_timeout"],
   handler: async (c, { query }) => {
     const limits = c.get("account").limits;
-    const tickers = requestedTickers(query, limits.flowSymbols);
+    const selection = flowSelection(query, limits.flowSymbols);
+    const tickers = selection.tickers;
     const today = requestToday(c);
     const window = requestedWindow(query, {
       fromOnlyEndsAt: tickers.length > 0 ? "newest" : "fromSession",
@@ -149,16 +106,7 @@ export const flowRoute = defineRoute({
     const requested = query.limit ?? DEFAULT_FLOW_LIMIT;
     const limit = clampToPlan(c, Math.min(requested, MAX_FLOW_LIMIT), limits.maxRows);
     if (requested > MAX_FLOW_LIMIT) markClamped(c);
-    const filter: FlowFilter = {
-      from: window.from,
-      to: window.to,
-      tickers,
-      sentiment: query.sentiment,
-      side: query.side,
-      optionType: aliased(query, "type", "optionType"),
-      executionType: aliased(query, "executionType", "execution"),
-      minPremium: query.minPremium ?? DEFAULT_MIN_PREMIUM,
-    };
+    const filter: FlowFilter = { from: window.from, to: window.to, ...selection };
 
     const db = services(c).market;
     const [rows, counted, newest] = await withinQueryBudget(
@@ -174,13 +122,7 @@ export const flowRoute = defineRoute({
       toDate: resolveBound(window.to, newestSession, today),
       count,
       countCapped: count >= FLOW_COUNT_CAP,
-      prints: rows.map(({ sessionDate, iv, isEtfOrIndex, executedAt, ...p }) => ({
-        ...p,
-        executedAt: isoTimestamp(executedAt),
-        dte: daysBetween(sessionDate, p.expiration),
-        impliedVolatility: Math.round(iv * 1e6) / 1e4,
-        isETFOrIndex: isEtfOrIndex,
-      })),
+      prints: rows.map(servedPrint),
     };
   },
 });

@@ -40,6 +40,7 @@ export function followLive(
     log: IngestLog;
     signal?: AbortSignal;
     now?: () => Date;
+    onTradesCommitted?: () => void;
   },
 ): Promise<FeedReport> {
   const [market, trades] = LIVE_SESSIONS;

@@ -1,0 +1,37 @@
+/**
+ * The limits of `/v1/stream`, in one table: the route, the hub, the shards, the API description and
+ * docs/streams.md read them here.
+ */
+export const STREAM_LIMITS = {
+  /** Streams (WebSocket or SSE) an account may hold open at once, whatever its plan. */
+  streamsPerAccount: 5,
+  /** Subscriptions one stream may hold. */
+  subscriptionsPerStream: 10,
+  /** A heartbeat at least this often on every stream; also how often keys and entitlement are checked. */
+  heartbeatMs: 10_000,
+  /**
+   * Bytes a connection may have sent but not yet delivered to the client. Past it the client is a
+   * slow consumer: it gets a `lagged` message with the cursors to resume from, and the stream is closed.
+   */
+  maxBufferedBytes: 4 * 1024 * 1024,
+  /** Prints read from Postgres per round trip while a subscription catches up from a cursor. */
+  catchUpPage: 1_000,
+  /** Prints a shard reads per round trip while it follows the feed. */
+  followPage: 5_000,
+  /** A shard with subscribers reads the feed at least this often, woken by the ingestor or not. */
+  followPollMs: 1_000,
+  /** The largest client message, bytes. */
+  maxMessageBytes: 16 * 1024,
+} as const;
+
+/** WebSocket close codes of `/v1/stream` (4000-4999 are the application's own, RFC 6455 §7.4.2). */
+export const CLOSE_CODES = {
+  /** The key was revoked or is unknown. */
+  invalid_api_key: 4401,
+  /** The account is no longer entitled (trial ended, subscription lapsed); the reason says which. */
+  not_entitled: 4403,
+  /** The client read too slowly: resume from the cursors of the `lagged` message. */
+  lagged: 4408,
+  /** The service is restarting: reconnect and resume. */
+  restarting: 1012,
+} as const;

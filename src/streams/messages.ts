@@ -1,0 +1,101 @@
+import { z } from "zod";
+import { ERROR_STATUS, type ErrorCode } from "../http/errors";
+import { FlowPrintSchema } from "../routes/flow/flow";
+import { STREAM_LIMITS } from "./limits";
+
+/**
+ * The messages of `/v1/stream`, both ways, as zod schemas: the hub validates what clients send
+ * with them and the API description publishes them as JSON Schema.
+ */
+
+export const CHANNELS = ["flow"] as const;
+export type Channel = (typeof CHANNELS)[number];
+
+const SubscriptionId = z
+  .string()
+  .regex(/^[A-Za-z0-9_.:-]{1,64}$/, "must be 1-64 letters, digits, '_', '.', ':' or '-'")
+  .describe("The client's name for the subscription; every message of it carries it back.");
+
+/** A filter value as a query string would carry it: the REST twin's own zod contract then reads it. */
+const FilterValue = z.union([z.string().max(400), z.number(), z.boolean()]);
+
+export const SubscribeMessageSchema = z
+  .object({
+    type: z.literal("subscribe"),
+    id: SubscriptionId,
+    channel: z.enum(CHANNELS).describe("`flow`: prints as `/v1/flow` returns them, in feed order per shard."),
+    filters: z
+      .record(z.string().max(32), FilterValue)
+      .optional()
+      .describe("The REST twin's query parameters (`/v1/flow`: symbols/tickers, minPremium, side, sentiment, type, executionType)."),
+    since: z.string().max(512).optional().describe("A cursor of this stream: deliver everything after it, then live."),
+  })
+  .strict();
+
+export const UnsubscribeMessageSchema = z.object({ type: z.literal("unsubscribe"), id: SubscriptionId }).strict();
+export const PingMessageSchema = z.object({ type: z.literal("ping") }).strict();
+
+export const ClientMessageSchema = z.discriminatedUnion("type", [SubscribeMessageSchema, UnsubscribeMessageSchema, PingMessageSchema]);
+export type ClientMessage = z.infer<typeof ClientMessageSchema>;
+export type SubscribeMessage = z.infer<typeof SubscribeMessageSchema>;
+
+const Cursor = z.string().describe("Opaque, signed: resume with `since` (WebSocket) or `Last-Event-ID` (SSE).");
+
+export const WelcomeMessageSchema = z.object({
+  type: z.literal("welcome"),
+  stream: z.string().describe("This stream's id (for support)."),
+  heartbeatMs: z.int().describe(`A heartbeat comes at least this often (${STREAM_LIMITS.heartbeatMs} ms).`),
+  maxSubscriptions: z.int(),
+});
+export const SubscribedMessageSchema = z.object({
+  type: z.literal("subscribed"),
+  id: SubscriptionId,
+  channel: z.enum(CHANNELS),
+  cursor: Cursor,
+});
+export const UnsubscribedMessageSchema = z.object({ type: z.literal("unsubscribed"), id: SubscriptionId });
+export const FlowMessageSchema = z.object({
+  type: z.literal("flow"),
+  id: SubscriptionId,
+  cursor: Cursor.describe("Resumes after the last print of this message."),
+  prints: z.array(FlowPrintSchema),
+});
+export const HeartbeatMessageSchema = z.object({
+  type: z.literal("heartbeat"),
+  time: z.iso.datetime(),
+  cursors: z.record(z.string(), Cursor).describe("Each subscription's cursor now: resuming with it skips what was filtered out since."),
+});
+export const PongMessageSchema = z.object({ type: z.literal("pong") });
+export const ErrorMessageSchema = z.object({
+  type: z.literal("error"),
+  id: SubscriptionId.optional().describe("The subscription the error is about, when there is one."),
+  error: z.enum(Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]]).describe("The REST error code of the same failure."),
+  message: z.string(),
+});
+export const LaggedMessageSchema = z.object({
+  type: z.literal("lagged"),
+  message: z.string(),
+  cursors: z.record(z.string(), Cursor).describe("Resume each subscription from here on a new stream: nothing is lost."),
+});
+
+export const ClosingMessageSchema = z
+  .object({
+    type: z.literal("closing"),
+    code: z.int().describe("The WebSocket close code the same end would carry (see the close codes)."),
+    reason: z.string(),
+  })
+  .describe("SSE only: the stream ends after this event (a WebSocket gets a close frame with the same code and reason).");
+
+export const ServerMessageSchema = z.discriminatedUnion("type", [
+  WelcomeMessageSchema,
+  SubscribedMessageSchema,
+  UnsubscribedMessageSchema,
+  FlowMessageSchema,
+  HeartbeatMessageSchema,
+  PongMessageSchema,
+  ErrorMessageSchema,
+  LaggedMessageSchema,
+  ClosingMessageSchema,
+]);
+export type ServerMessage = z.infer<typeof ServerMessageSchema>;
+export type FlowMessage = z.infer<typeof FlowMessageSchema>;

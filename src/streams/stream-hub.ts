@@ -1,0 +1,392 @@
+import { DurableObject } from "cloudflare:workers";
+import { workerDatabase } from "../db/worker-database";
+import { configFrom, type Bindings } from "../env";
+import { ApiError } from "../http/errors";
+import { servedPrint } from "../market/flow";
+import { flowTailQuery } from "../market/flow-tail";
+import type { KeyStanding } from "../limits/admission";
+import { type Connection, SseConnection, socketConnection, type SocketAttachment } from "./connection";
+import { CLOSE_CODES, STREAM_LIMITS } from "./limits";
+import { ClientMessageSchema, type ServerMessage, type SubscribeMessage } from "./messages";
+import { tickersOnShard } from "./shard-rule";
+import type { ShardBatch } from "./stream-shard";
+import { signStreamCursor } from "./stream-cursor";
+import { clientPrint, planSubscription, selects, type FeedPrint, type SubscriptionPlan } from "./subscription";
+
+/** Who opened a stream, as the Worker's route hands it over after authenticating and metering it. */
+export interface StreamCaller {
+  accountId: number;
+  keyId: number;
+}
+
+/** A subscription as the hub keeps it: its plan and how far each of its shards has delivered it. */
+interface HubSubscription extends Omit<SubscriptionPlan, "resume"> {
+  conn: string;
+  positions: Record<string, number>;
+}
+
+const subKey = (conn: string, id: string) => `${conn}:${id}`;
+const STORED = "sub:";
+
+/**
+ * An account's streams (one object per account, `getByName(accountId)`): it holds their WebSockets
+ * through the hibernation API (and their SSE responses while they last), registers their
+ * subscriptions at the shards, and turns the shards' batches into frames. The account's stream cap
+ * is the count of what it holds. What survives hibernation or eviction is in storage: the sockets'
+ * attachments and every subscription with its positions; a batch that finds a gap (a shard
+ * restarted, a call was lost) is filled from Postgres before anything newer is sent.
+ */
+export class StreamHub extends DurableObject<Bindings> {
+  #accountId: number | null = null;
+  #subs = new Map<string, HubSubscription>();
+  /** Subscription key + shard → the position a catch-up from Postgres is reading to. */
+  #catching = new Map<string, number>();
+  #sse = new Map<string, { conn: SseConnection; keyId: number }>();
+  /** Per connection, the frames in the order they were decided (cursor signing is asynchronous). */
+  #chains = new Map<string, Promise<void>>();
+
+  constructor(ctx: DurableObjectState, env: Bindings) {
+    super(ctx, env);
+    ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair('{"type":"ping"}', '{"type":"pong"}'));
+    void ctx.blockConcurrencyWhile(async () => {
+      this.#accountId = (await ctx.storage.get<number>("account")) ?? null;
+      const live = new Set(ctx.getWebSockets().map((ws) => (ws.deserializeAttachment() as SocketAttachment).id));
+      const stored = await ctx.storage.list<HubSubscription>({ prefix: STORED });
+      for (const [key, sub] of stored) {
+        if (live.has(sub.conn)) this.#subs.set(subKey(sub.conn, sub.id), sub);
+        // An SSE stream ends with the instance that served it: its subscriptions go too.
+        else await this.#forget(key.slice(STORED.length), sub);
+      }
+    });
+  }
+
+  /** Opens a stream: a WebSocket upgrade, or SSE with its one subscription. 429 when the account holds its cap. */
+  override async fetch(request: Request): Promise<Response> {
+    const caller = JSON.parse(request.headers.get("X-Stream-Caller") ?? "null") as StreamCaller;
+    if (this.#accountId !== caller.accountId) {
+      this.#accountId = caller.accountId;
+      await this.ctx.storage.put("account", caller.accountId);
+    }
+    if (this.openStreams() >= STREAM_LIMITS.streamsPerAccount) {
+      return Response.json({ refused: "too_many_streams" }, { status: 429 });
+    }
+    const id = crypto.randomUUID();
+    await this.#armHeartbeat();
+    const welcome: ServerMessage = {
+      type: "welcome",
+      stream: id,
+      heartbeatMs: STREAM_LIMITS.heartbeatMs,
+      maxSubscriptions: STREAM_LIMITS.subscriptionsPerStream,
+    };
+    if (request.headers.get("Upgrade")?.toLowerCase() === "websocket") {
+      const { 0: client, 1: server } = new WebSocketPair();
+      this.ctx.acceptWebSocket(server, [id]);
+      server.serializeAttachment({ id, keyId: caller.keyId } satisfies SocketAttachment);
+      server.send(JSON.stringify(welcome));
+      return new Response(null, { status: 101, webSocket: client });
+    }
+    const conn = new SseConnection(id, () => void this.#drop(id));
+    this.#sse.set(id, { conn, keyId: caller.keyId });
+    conn.send(welcome);
+    const subscribe = JSON.parse(request.headers.get("X-Stream-Subscribe") ?? "null") as SubscribeMessage;
+    await this.#subscribe(conn, caller.keyId, subscribe);
+    return conn.response;
+  }
+
+  override async webSocketMessage(ws: WebSocket, data: string | ArrayBuffer): Promise<void> {
+    const conn = socketConnection(ws);
+    const { keyId } = ws.deserializeAttachment() as SocketAttachment;
+    const text = typeof data === "string" ? data : null;
+    if (text === null || text.length > STREAM_LIMITS.maxMessageBytes) {
+      return conn.send({
+        type: "error",
+        error: "invalid_body",
+        message: `Send JSON text messages of at most ${STREAM_LIMITS.maxMessageBytes} bytes.`,
+      });
+    }
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch {
+      return conn.send({ type: "error", error: "invalid_body", message: "The message could not be parsed as JSON." });
+    }
+    const parsed = ClientMessageSchema.safeParse(raw);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const field = issue?.path.join(".") || "type";
+      return conn.send({
+        type: "error",
+        error: "invalid_body",
+        message: `Invalid message field '${field}': ${issue?.message ?? "invalid"}.`,
+      });
+    }
+    const message = parsed.data;
+    if (message.type === "ping") return conn.send({ type: "pong" });
+    if (message.type === "subscribe") return this.#subscribe(conn, keyId, message);
+    const sub = this.#subs.get(subKey(conn.id, message.id));
+    if (!sub)
+      return conn.send({ type: "error", id: message.id, error: "not_found", message: `No subscription '${message.id}' on this stream.` });
+    await this.#unsubscribe(sub);
+    conn.send({ type: "unsubscribed", id: message.id });
+  }
+
+  override async webSocketClose(ws: WebSocket, code: number): Promise<void> {
+    // Completes the closing handshake (the client waits for it) and frees the stream's place at once.
+    socketConnection(ws).close(code === 1005 || code === 1006 ? 1000 : code, "closed");
+    await this.#drop(socketConnection(ws).id);
+  }
+
+  override async webSocketError(ws: WebSocket): Promise<void> {
+    await this.#drop(socketConnection(ws).id);
+  }
+
+  /** A shard's batch: each subscription it concerns moves on, or reads its gap from Postgres first. */
+  deliver(batch: ShardBatch): void {
+    for (const sub of this.#subs.values()) {
+      if (batch.shard in sub.positions) this.#apply(sub, batch);
+    }
+  }
+
+  /** Open streams, for `/v1/usage`. */
+  openStreams(): number {
+    return this.#sockets().length + this.#sse.size;
+  }
+
+  /** The open sockets (one closing is no longer a stream). */
+  #sockets(): WebSocket[] {
+    return this.ctx.getWebSockets().filter((ws) => ws.readyState === WebSocket.OPEN);
+  }
+
+  /** Every heartbeat: the cursors of each subscription, and the keys checked (a revoked key or lapsed account closes its streams). */
+  override async alarm(): Promise<void> {
+    const conns = this.#connections();
+    if (conns.length === 0) return;
+    const standings = new Map<number, Promise<KeyStanding | null>>();
+    for (const { keyId } of conns) {
+      if (!standings.has(keyId)) standings.set(keyId, this.#standing(keyId));
+    }
+    for (const { conn, keyId } of conns) {
+      const standing = await standings.get(keyId);
+      if (standing && standing.kind !== "active") {
+        const [code, reason] =
+          standing.kind === "not_entitled"
+            ? [CLOSE_CODES.not_entitled, standing.entitlement.reason || "subscription_required"]
+            : [CLOSE_CODES.invalid_api_key, "invalid_api_key"];
+        conn.close(code, reason);
+        await this.#drop(conn.id);
+        continue;
+      }
+      this.#enqueue(conn.id, async () => {
+        conn.send({ type: "heartbeat", time: new Date().toISOString(), cursors: await this.#cursorsOf(conn.id) });
+      });
+    }
+    await this.#armHeartbeat(true);
+  }
+
+  async #standing(keyId: number): Promise<KeyStanding | null> {
+    const accountId = this.#accountId as number;
+    try {
+      return await this.env.ACCOUNT_LIMITER.getByName(String(accountId)).standing({ accountId, keyId });
+    } catch {
+      // The account's object unreachable for a moment: keep the streams, ask again at the next heartbeat.
+      return null;
+    }
+  }
+
+  async #armHeartbeat(force = false): Promise<void> {
+    if (force || (await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now() + STREAM_LIMITS.heartbeatMs);
+  }
+
+  #connections(): { conn: Connection; keyId: number }[] {
+    const sockets = this.#sockets().map((ws) => ({
+      conn: socketConnection(ws),
+      keyId: (ws.deserializeAttachment() as SocketAttachment).keyId,
+    }));
+    return [...sockets, ...this.#sse.values()];
+  }
+
+  #connection(id: string): Connection | null {
+    const sse = this.#sse.get(id);
+    if (sse) return sse.conn;
+    const [ws] = this.ctx.getWebSockets(id);
+    return ws ? socketConnection(ws) : null;
+  }
+
+  async #subscribe(conn: Connection, keyId: number, message: SubscribeMessage): Promise<void> {
+    const accountId = this.#accountId as number;
+    const mine = [...this.#subs.values()].filter((s) => s.conn === conn.id);
+    const refuse = (error: "invalid_parameter" | "rate_limited" | "conflict", text: string) =>
+      conn.send({ type: "error", id: message.id, error, message: text });
+    if (mine.some((s) => s.id === message.id)) return refuse("conflict", `Subscription '${message.id}' already exists on this stream.`);
+    if (mine.length >= STREAM_LIMITS.subscriptionsPerStream) {
+      return refuse("invalid_parameter", `At most ${STREAM_LIMITS.subscriptionsPerStream} subscriptions per stream.`);
+    }
+    const metered = await this.env.ACCOUNT_LIMITER.getByName(String(accountId)).meter({ accountId, keyId, cost: 1 });
+    if (metered.kind === "rate_limited") {
+      return refuse(
+        "rate_limited",
+        `Per-minute request limit reached for this account; subscribe again in ${metered.retryAfterSeconds} s.`,
+      );
+    }
+    if (metered.kind !== "metered") {
+      const code = metered.kind === "not_entitled" ? CLOSE_CODES.not_entitled : CLOSE_CODES.invalid_api_key;
+      conn.close(code, metered.kind === "not_entitled" ? metered.entitlement.reason || "subscription_required" : "invalid_api_key");
+      return this.#drop(conn.id);
+    }
+    let plan: SubscriptionPlan;
+    try {
+      plan = await planSubscription(message, { accountId, plan: metered.entitlement.plan }, configFrom(this.env).CURSOR_SECRET, Date.now());
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      return conn.send({ type: "error", id: message.id, error: err.code, message: err.message });
+    }
+    const sub: HubSubscription = {
+      conn: conn.id,
+      id: plan.id,
+      channel: plan.channel,
+      selection: plan.selection,
+      shards: plan.shards,
+      positions: {},
+    };
+    const live: Record<string, number> = {};
+    for (const shard of plan.shards) {
+      const tickers = plan.selection.tickers.length === 0 ? null : tickersOnShard(shard, plan.selection.tickers);
+      const { position } = await this.#shard(shard).subscribe(shard, String(accountId), subKey(conn.id, plan.id), {
+        tickers,
+        minPremium: plan.selection.minPremium,
+      });
+      live[shard] = position;
+      sub.positions[shard] = Math.min(plan.resume?.[shard] ?? position, position);
+    }
+    this.#subs.set(subKey(conn.id, plan.id), sub);
+    await this.#store(sub);
+    const positions = { ...sub.positions };
+    this.#enqueue(conn.id, async () => {
+      conn.send({ type: "subscribed", id: plan.id, channel: plan.channel, cursor: await this.#sign(positions) });
+    });
+    for (const shard of plan.shards) {
+      if ((sub.positions[shard] as number) < (live[shard] as number)) this.#catchUp(sub, shard, live[shard] as number);
+    }
+  }
+
+  #shard(name: string) {
+    return this.env.STREAM_SHARD.getByName(name);
+  }
+
+  /** One batch for one subscription: duplicates dropped, a gap read from Postgres first, the rest sent as one frame. */
+  #apply(sub: HubSubscription, batch: ShardBatch): void {
+    const key = `${subKey(sub.conn, sub.id)}|${batch.shard}`;
+    const catching = this.#catching.get(key);
+    if (catching !== undefined) {
+      this.#catching.set(key, Math.max(catching, batch.through));
+      return;
+    }
+    const position = sub.positions[batch.shard] as number;
+    if (position >= batch.through) return;
+    if (position < batch.after) return this.#catchUp(sub, batch.shard, batch.through);
+    const prints = batch.prints.filter((p) => p.id > position && selects(sub.selection, p));
+    sub.positions[batch.shard] = batch.through;
+    void this.#store(sub);
+    if (prints.length > 0) this.#frame(sub, prints);
+  }
+
+  /** Reads a subscription's prints on one shard from its position to `target` (which batches arriving meanwhile move on), then it is live. */
+  #catchUp(sub: HubSubscription, shard: string, target: number): void {
+    const key = `${subKey(sub.conn, sub.id)}|${shard}`;
+    this.#catching.set(key, target);
+    const db = workerDatabase(this.env, "market");
+    const tickers = sub.selection.tickers.length === 0 ? null : tickersOnShard(shard, sub.selection.tickers);
+    const run = async () => {
+      for (;;) {
+        const through = this.#catching.get(key);
+        const after = sub.positions[shard] as number;
+        if (through === undefined || this.#subs.get(subKey(sub.conn, sub.id)) !== sub) return;
+        if (after >= through) {
+          this.#catching.delete(key);
+          return;
+        }
+        const rows = await flowTailQuery(db, { after, through }, { ...sub.selection, tickers }, STREAM_LIMITS.catchUpPage);
+        if (this.#subs.get(subKey(sub.conn, sub.id)) !== sub) return;
+        sub.positions[shard] = rows.length === STREAM_LIMITS.catchUpPage ? (rows.at(-1)?.id as number) : through;
+        void this.#store(sub);
+        if (rows.length > 0)
+          this.#frame(
+            sub,
+            rows.map((r) => servedPrint(r) as FeedPrint),
+          );
+      }
+    };
+    run().catch((err: unknown) => {
+      this.#catching.delete(key);
+      console.warn(
+        JSON.stringify({ level: "warn", event: "stream_catch_up_failed", reason: err instanceof Error ? err.message : "unknown" }),
+      );
+      // Postgres away: the client resumes from its last cursor when it can; nothing sent was wrong, nothing is skipped.
+      this.#connection(sub.conn)?.close(CLOSE_CODES.restarting, "service_unavailable");
+      void this.#drop(sub.conn);
+    });
+  }
+
+  /** Queues one frame; a client that has not taken `maxBufferedBytes` yet gets `lagged` and the stream closes. */
+  #frame(sub: HubSubscription, prints: FeedPrint[]): void {
+    const positions = { ...sub.positions };
+    this.#enqueue(sub.conn, async () => {
+      const conn = this.#connection(sub.conn);
+      if (!conn) return;
+      if (conn.buffered() > STREAM_LIMITS.maxBufferedBytes) return this.#lag(conn);
+      conn.send({ type: "flow", id: sub.id, cursor: await this.#sign(positions), prints: prints.map(clientPrint) }, undefined);
+    });
+  }
+
+  async #lag(conn: Connection): Promise<void> {
+    conn.send({
+      type: "lagged",
+      message: `More than ${STREAM_LIMITS.maxBufferedBytes} bytes were waiting for this client: resume each subscription from its cursor on a new stream.`,
+      cursors: await this.#cursorsOf(conn.id),
+    });
+    conn.close(CLOSE_CODES.lagged, "lagged");
+    await this.#drop(conn.id);
+  }
+
+  #enqueue(conn: string, task: () => Promise<void>): void {
+    const next = (this.#chains.get(conn) ?? Promise.resolve()).then(task).catch((err: unknown) => {
+      console.warn(JSON.stringify({ level: "warn", event: "stream_send_failed", reason: err instanceof Error ? err.message : "unknown" }));
+    });
+    this.#chains.set(conn, next);
+  }
+
+  async #cursorsOf(conn: string): Promise<Record<string, string>> {
+    const subs = [...this.#subs.values()].filter((s) => s.conn === conn);
+    return Object.fromEntries(await Promise.all(subs.map(async (s) => [s.id, await this.#sign({ ...s.positions })])));
+  }
+
+  #sign(positions: Record<string, number>): Promise<string> {
+    return signStreamCursor(configFrom(this.env).CURSOR_SECRET, { positions, issuedAt: Date.now() });
+  }
+
+  #store(sub: HubSubscription): Promise<void> {
+    return this.ctx.storage.put(STORED + subKey(sub.conn, sub.id), sub);
+  }
+
+  async #unsubscribe(sub: HubSubscription): Promise<void> {
+    const key = subKey(sub.conn, sub.id);
+    this.#subs.delete(key);
+    await this.#forget(key, sub);
+  }
+
+  async #forget(key: string, sub: HubSubscription): Promise<void> {
+    await this.ctx.storage.delete(STORED + key);
+    for (const shard of sub.shards) {
+      this.#catching.delete(`${key}|${shard}`);
+      await this.#shard(shard)
+        .unsubscribe(String(this.#accountId), key)
+        .catch(() => undefined);
+    }
+  }
+
+  async #drop(conn: string): Promise<void> {
+    this.#sse.delete(conn);
+    this.#chains.delete(conn);
+    for (const sub of [...this.#subs.values()]) if (sub.conn === conn) await this.#unsubscribe(sub);
+  }
+}

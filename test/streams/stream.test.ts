@@ -1,0 +1,154 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { admin, bodyOf, newAccount } from "../support/accounts";
+import { appendPrints, arrangePrints, type FixturePrint } from "../support/flow-fixture";
+import { retainedSessions } from "../support/flow-sessions";
+import { openStream } from "../support/stream-client";
+import { call, expectError } from "../support/worker";
+import { FlowMessageSchema } from "../../src/streams/messages";
+import { CLOSE_CODES, STREAM_LIMITS } from "../../src/streams/limits";
+
+let session: string;
+let asOf: string;
+
+const print = (ticker: string, n: number, extra: Partial<FixturePrint> = {}): FixturePrint => ({
+  ticker,
+  sessionDate: session,
+  executedAt: new Date(Date.parse(asOf) - 60_000 + n).toISOString(),
+  price: 5,
+  size: 30 + n,
+  ...extra,
+});
+
+/** The shards read the feed now (as the ingestor's wake-up after a commit). */
+const wake = async () => bodyOf(await admin.wakeStreams());
+
+beforeAll(async () => {
+  ({ newest: session, asOf } = await retainedSessions());
+});
+
+describe("GET /v1/stream: opening", () => {
+  it("answers the REST codes before any upgrade: no key 401, a bad key 401, no upgrade 426", async () => {
+    await expectError(await call("/v1/stream", { headers: { Upgrade: "websocket" } }), 401, "missing_api_key");
+    await expectError(
+      await call("/v1/stream", { headers: { Upgrade: "websocket", Authorization: "Bearer nope" } }),
+      401,
+      "invalid_api_key",
+    );
+    const { keys } = await newAccount();
+    const res = await call("/v1/stream", { headers: { Authorization: `Bearer ${keys[0]!.key}` } });
+    await expectError(res, 426, "upgrade_required");
+    expect(res.headers.get("Upgrade")).toBe("websocket");
+  });
+
+  it("refuses an account without a subscription with its entitlement code", async () => {
+    const { keys } = await newAccount({ status: "canceled" });
+    await expectError(
+      await call("/v1/stream", { headers: { Upgrade: "websocket", Authorization: `Bearer ${keys[0]!.key}` } }),
+      403,
+      "subscription_inactive",
+    );
+  });
+
+  it(`holds at most ${STREAM_LIMITS.streamsPerAccount} streams an account: the next is 429 too_many_streams`, async () => {
+    const { keys } = await newAccount();
+    const key = keys[0]!.key;
+    const open = [];
+    for (let i = 0; i < STREAM_LIMITS.streamsPerAccount; i++) open.push(await openStream(key));
+    for (const s of open) await s.next("welcome");
+    const refused = await call("/v1/stream", { headers: { Upgrade: "websocket", Authorization: `Bearer ${key}` } });
+    await expectError(refused, 429, "too_many_streams");
+    expect(refused.headers.get("X-RateLimit-Limit")).not.toBeNull();
+    open[0]!.socket.close(1000, "done");
+    await open[0]!.closed;
+    await expect
+      .poll(async () => (await call("/v1/stream", { headers: { Upgrade: "websocket", Authorization: `Bearer ${key}` } })).status)
+      .toBe(101);
+  });
+});
+
+describe("GET /v1/stream: the flow channel", () => {
+  it("delivers new prints of the subscribed tickers, filtered as /v1/flow filters, in feed order", async () => {
+    await arrangePrints("STRMA", []);
+    await arrangePrints("STRMB", []);
+    const { keys } = await newAccount();
+    const stream = await openStream(keys[0]!.key);
+    stream.send({ type: "subscribe", id: "a", channel: "flow", filters: { tickers: "STRMA", minPremium: 14_000, type: "call" } });
+    const subscribed = await stream.next("subscribed", (m) => m.id === "a");
+    expect(subscribed.cursor).toMatch(/\./);
+    await appendPrints([
+      print("STRMA", 1),
+      print("STRMB", 2),
+      print("STRMA", 3, { optionType: "put" }),
+      print("STRMA", 4, { price: 1 }),
+      print("STRMA", 5),
+    ]);
+    await wake();
+    const got = [];
+    while (got.length < 2) got.push(...(await stream.next("flow", (m) => m.id === "a")).prints);
+    expect(got.map((p) => [p.ticker, p.size, p.optionType])).toEqual([
+      ["STRMA", 31, "call"],
+      ["STRMA", 35, "call"],
+    ]);
+    for (const m of stream.messages.filter((m) => m.type === "flow")) FlowMessageSchema.parse(m);
+    stream.socket.close(1000);
+  });
+
+  it("answers bad input with an error message naming the field, and the stream stays open", async () => {
+    const { keys } = await newAccount();
+    const stream = await openStream(keys[0]!.key);
+    stream.send({ type: "subscribe", id: "x", channel: "flow", filters: { minPremium: "lots" } });
+    expect((await stream.next("error")).message).toMatch(/'minPremium'/);
+    stream.send({ type: "subscribe", id: "y", channel: "flow", filters: { side: "sideways" } });
+    expect((await stream.next("error")).message).toMatch(/'side'/);
+    stream.send({ type: "subscribe", id: "z", channel: "flow", filters: { colour: "red" } });
+    expect((await stream.next("error")).message).toMatch(/'colour'/);
+    stream.send({ type: "subscribe", id: "w", channel: "weather" });
+    expect((await stream.next("error")).message).toMatch(/'channel'/);
+    stream.socket.send("{not json");
+    expect((await stream.next("error")).error).toBe("invalid_body");
+    stream.send({ type: "subscribe", id: "v", channel: "flow", since: "forged.cursor" });
+    expect((await stream.next("error")).message).toMatch(/'since'/);
+    stream.send({ type: "ping" });
+    await stream.next("pong");
+    stream.socket.close(1000);
+  });
+
+  it("resumes from a cursor with exactly the prints after it: none lost, none repeated", async () => {
+    await arrangePrints("STRMC", []);
+    const { keys } = await newAccount();
+    const first = await openStream(keys[0]!.key);
+    first.send({ type: "subscribe", id: "c", channel: "flow", filters: { ticker: "STRMC" } });
+    await first.next("subscribed");
+    await appendPrints([print("STRMC", 1), print("STRMC", 2)]);
+    await wake();
+    const seen = [];
+    let cursor = "";
+    while (seen.length < 2) {
+      const m = await first.next("flow");
+      seen.push(...m.prints.map((p) => p.size));
+      cursor = m.cursor;
+    }
+    first.socket.close(1000);
+    await first.closed;
+    // Written while nobody listens.
+    await appendPrints([print("STRMC", 3), print("STRMC", 4), print("STRMC", 5)]);
+    const second = await openStream(keys[0]!.key);
+    second.send({ type: "subscribe", id: "c", channel: "flow", filters: { ticker: "STRMC" }, since: cursor });
+    await second.next("subscribed");
+    await appendPrints([print("STRMC", 6)]);
+    await wake();
+    const resumed = [];
+    while (resumed.length < 4) resumed.push(...(await second.next("flow")).prints.map((p) => p.size));
+    expect([...seen, ...resumed]).toEqual([31, 32, 33, 34, 35, 36]);
+    second.socket.close(1000);
+  });
+
+  it("closes the streams of a revoked key within a heartbeat, with close code 4401", { timeout: 30_000 }, async () => {
+    const account = await newAccount();
+    const stream = await openStream(account.keys[0]!.key);
+    await stream.next("welcome");
+    bodyOf(await admin.revokeKey(account.keys[0]!.id));
+    const closed = await stream.closed;
+    expect(closed.code).toBe(CLOSE_CODES.invalid_api_key);
+  });
+});
