@@ -5,8 +5,10 @@ export interface Connection {
   readonly id: string;
   /** Sends one message; `eventId` is SSE's `id:` (a cursor), ignored by WebSockets. */
   send(message: ServerMessage, eventId?: string): void;
-  /** Bytes sent but not yet taken by the client. */
+  /** Bytes of data messages sent that the client has not shown it took: the slow-consumer measure. */
   buffered(): number;
+  /** The sequence number the next data message carries. */
+  nextSeq(): number;
   close(code: number, reason: string): void;
 }
 
@@ -16,12 +18,46 @@ export interface SocketAttachment {
   keyId: number;
 }
 
-export function socketConnection(ws: WebSocket): Connection {
+/**
+ * What a WebSocket client has not acknowledged. The runtime queues a socket's sends without bound
+ * and reports no `bufferedAmount`, so the only measure of what a client has read is what it says:
+ * `{"type":"ack","seq":n}` for the data messages up to `n` (the SDK sends it as it reads).
+ */
+export class AckWindow {
+  #seq = 0;
+  #outstanding: [seq: number, bytes: number][] = [];
+  #bytes = 0;
+
+  next(): number {
+    return this.#seq + 1;
+  }
+
+  sent(seq: number, bytes: number): void {
+    this.#seq = seq;
+    this.#outstanding.push([seq, bytes]);
+    this.#bytes += bytes;
+  }
+
+  ack(seq: number): void {
+    while (this.#outstanding.length > 0 && this.#outstanding[0]![0] <= seq) this.#bytes -= this.#outstanding.shift()![1];
+  }
+
+  get bytes(): number {
+    return this.#bytes;
+  }
+}
+
+export function socketConnection(ws: WebSocket, window: AckWindow): Connection {
   const { id } = ws.deserializeAttachment() as SocketAttachment;
   return {
     id,
-    send: (message) => ws.send(JSON.stringify(message)),
-    buffered: () => ws.bufferedAmount ?? 0,
+    send: (message) => {
+      const text = JSON.stringify(message);
+      ws.send(text);
+      if ("seq" in message) window.sent(message.seq, text.length);
+    },
+    buffered: () => window.bytes,
+    nextSeq: () => window.next(),
     close: (code, reason) => {
       try {
         ws.close(code, reason);
@@ -44,6 +80,7 @@ export class SseConnection implements Connection {
   #writer: WritableStreamDefaultWriter<Uint8Array>;
   #pending = 0;
   #closed = false;
+  #seq = 0;
 
   constructor(
     readonly id: string,
@@ -64,6 +101,7 @@ export class SseConnection implements Connection {
 
   send(message: ServerMessage, eventId?: string): void {
     if (this.#closed) return;
+    if ("seq" in message) this.#seq = message.seq;
     const bytes = encoder.encode(`event: ${message.type}\n${eventId ? `id: ${eventId}\n` : ""}data: ${JSON.stringify(message)}\n\n`);
     this.#pending += bytes.byteLength;
     this.#writer.write(bytes).then(
@@ -72,8 +110,13 @@ export class SseConnection implements Connection {
     );
   }
 
+  /** What the response stream holds that the client has not read: its writes still pending. */
   buffered(): number {
     return this.#pending;
+  }
+
+  nextSeq(): number {
+    return this.#seq + 1;
   }
 
   close(code: number, reason: string): void {

@@ -10,12 +10,15 @@ export const STREAM_LIMITS = {
   /** A heartbeat at least this often on every stream; also how often keys and entitlement are checked. */
   heartbeatMs: 10_000,
   /**
-   * Bytes a connection may have sent but not yet delivered to the client. Past it the client is a
-   * slow consumer: it gets a `lagged` message with the cursors to resume from, and the stream is closed.
+   * Bytes of data messages a stream may have sent that its client has not shown it read (WebSocket:
+   * not acknowledged; SSE: not yet taken from the response). Past it the client is a slow consumer:
+   * it gets a `lagged` message with the cursors to resume from, and the stream is closed.
    */
   maxBufferedBytes: 4 * 1024 * 1024,
   /** Prints read from Postgres per round trip while a subscription catches up from a cursor. */
   catchUpPage: 1_000,
+  /** Prints in one `flow` message at most: a larger batch goes out as several. */
+  printsPerFrame: 500,
   /** Prints a shard reads per round trip while it follows the feed. */
   followPage: 5_000,
   /** A shard with subscribers reads the feed at least this often, woken by the ingestor or not. */

@@ -34,8 +34,17 @@ export const SubscribeMessageSchema = z
 
 export const UnsubscribeMessageSchema = z.object({ type: z.literal("unsubscribe"), id: SubscriptionId }).strict();
 export const PingMessageSchema = z.object({ type: z.literal("ping") }).strict();
+export const AckMessageSchema = z
+  .object({ type: z.literal("ack"), seq: z.int().nonnegative().describe("The `seq` of the last data message read.") })
+  .strict()
+  .describe("WebSocket flow control: the data messages up to `seq` were read (the SDK sends it as it reads).");
 
-export const ClientMessageSchema = z.discriminatedUnion("type", [SubscribeMessageSchema, UnsubscribeMessageSchema, PingMessageSchema]);
+export const ClientMessageSchema = z.discriminatedUnion("type", [
+  SubscribeMessageSchema,
+  UnsubscribeMessageSchema,
+  PingMessageSchema,
+  AckMessageSchema,
+]);
 export type ClientMessage = z.infer<typeof ClientMessageSchema>;
 export type SubscribeMessage = z.infer<typeof SubscribeMessageSchema>;
 
@@ -57,6 +66,7 @@ export const UnsubscribedMessageSchema = z.object({ type: z.literal("unsubscribe
 export const FlowMessageSchema = z.object({
   type: z.literal("flow"),
   id: SubscriptionId,
+  seq: z.int().describe("This stream's data messages, numbered from 1: acknowledge with `ack` (WebSocket)."),
   cursor: Cursor.describe("Resumes after the last print of this message."),
   prints: z.array(FlowPrintSchema),
 });

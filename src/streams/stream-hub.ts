@@ -5,7 +5,7 @@ import { ApiError } from "../http/errors";
 import { servedPrint } from "../market/flow";
 import { flowTailQuery } from "../market/flow-tail";
 import type { KeyStanding } from "../limits/admission";
-import { type Connection, SseConnection, socketConnection, type SocketAttachment } from "./connection";
+import { AckWindow, type Connection, SseConnection, socketConnection, type SocketAttachment } from "./connection";
 import { CLOSE_CODES, STREAM_LIMITS } from "./limits";
 import { ClientMessageSchema, type ServerMessage, type SubscribeMessage } from "./messages";
 import { tickersOnShard } from "./shard-rule";
@@ -22,7 +22,10 @@ export interface StreamCaller {
 /** A subscription as the hub keeps it: its plan and how far each of its shards has delivered it. */
 interface HubSubscription extends Omit<SubscriptionPlan, "resume"> {
   conn: string;
+  /** How far each shard's batches have been applied (frames decided, perhaps not yet sent). */
   positions: Record<string, number>;
+  /** How far what was sent reaches: the cursor of a heartbeat or a `lagged` message. */
+  delivered: Record<string, number>;
 }
 
 const subKey = (conn: string, id: string) => `${conn}:${id}`;
@@ -42,6 +45,8 @@ export class StreamHub extends DurableObject<Bindings> {
   /** Subscription key + shard → the position a catch-up from Postgres is reading to. */
   #catching = new Map<string, number>();
   #sse = new Map<string, { conn: SseConnection; keyId: number }>();
+  /** Per WebSocket, what its client has not acknowledged (memory only: a hibernated hub had nothing in flight). */
+  #windows = new Map<string, AckWindow>();
   /** Per connection, the frames in the order they were decided (cursor signing is asynchronous). */
   #chains = new Map<string, Promise<void>>();
 
@@ -94,7 +99,7 @@ export class StreamHub extends DurableObject<Bindings> {
   }
 
   override async webSocketMessage(ws: WebSocket, data: string | ArrayBuffer): Promise<void> {
-    const conn = socketConnection(ws);
+    const conn = this.#socket(ws);
     const { keyId } = ws.deserializeAttachment() as SocketAttachment;
     const text = typeof data === "string" ? data : null;
     if (text === null || text.length > STREAM_LIMITS.maxMessageBytes) {
@@ -122,6 +127,7 @@ export class StreamHub extends DurableObject<Bindings> {
     }
     const message = parsed.data;
     if (message.type === "ping") return conn.send({ type: "pong" });
+    if (message.type === "ack") return this.#windows.get(conn.id)?.ack(message.seq);
     if (message.type === "subscribe") return this.#subscribe(conn, keyId, message);
     const sub = this.#subs.get(subKey(conn.id, message.id));
     if (!sub)
@@ -132,12 +138,12 @@ export class StreamHub extends DurableObject<Bindings> {
 
   override async webSocketClose(ws: WebSocket, code: number): Promise<void> {
     // Completes the closing handshake (the client waits for it) and frees the stream's place at once.
-    socketConnection(ws).close(code === 1005 || code === 1006 ? 1000 : code, "closed");
-    await this.#drop(socketConnection(ws).id);
+    this.#socket(ws).close(code === 1005 || code === 1006 ? 1000 : code, "closed");
+    await this.#drop(this.#socket(ws).id);
   }
 
   override async webSocketError(ws: WebSocket): Promise<void> {
-    await this.#drop(socketConnection(ws).id);
+    await this.#drop(this.#socket(ws).id);
   }
 
   /** A shard's batch: each subscription it concerns moves on, or reads its gap from Postgres first. */
@@ -199,17 +205,24 @@ export class StreamHub extends DurableObject<Bindings> {
 
   #connections(): { conn: Connection; keyId: number }[] {
     const sockets = this.#sockets().map((ws) => ({
-      conn: socketConnection(ws),
+      conn: this.#socket(ws),
       keyId: (ws.deserializeAttachment() as SocketAttachment).keyId,
     }));
     return [...sockets, ...this.#sse.values()];
   }
 
+  #socket(ws: WebSocket): Connection {
+    const { id } = ws.deserializeAttachment() as SocketAttachment;
+    let window = this.#windows.get(id);
+    if (!window) this.#windows.set(id, (window = new AckWindow()));
+    return socketConnection(ws, window);
+  }
+
   #connection(id: string): Connection | null {
     const sse = this.#sse.get(id);
     if (sse) return sse.conn;
-    const [ws] = this.ctx.getWebSockets(id);
-    return ws ? socketConnection(ws) : null;
+    const ws = this.ctx.getWebSockets(id).find((w) => w.readyState === WebSocket.OPEN);
+    return ws ? this.#socket(ws) : null;
   }
 
   async #subscribe(conn: Connection, keyId: number, message: SubscribeMessage): Promise<void> {
@@ -247,6 +260,7 @@ export class StreamHub extends DurableObject<Bindings> {
       selection: plan.selection,
       shards: plan.shards,
       positions: {},
+      delivered: {},
     };
     const live: Record<string, number> = {};
     for (const shard of plan.shards) {
@@ -258,6 +272,7 @@ export class StreamHub extends DurableObject<Bindings> {
       live[shard] = position;
       sub.positions[shard] = Math.min(plan.resume?.[shard] ?? position, position);
     }
+    sub.delivered = { ...sub.positions };
     this.#subs.set(subKey(conn.id, plan.id), sub);
     await this.#store(sub);
     const positions = { ...sub.positions };
@@ -287,7 +302,7 @@ export class StreamHub extends DurableObject<Bindings> {
     const prints = batch.prints.filter((p) => p.id > position && selects(sub.selection, p));
     sub.positions[batch.shard] = batch.through;
     void this.#store(sub);
-    if (prints.length > 0) this.#frame(sub, prints);
+    this.#frame(sub, batch.shard, prints);
   }
 
   /** Reads a subscription's prints on one shard from its position to `target` (which batches arriving meanwhile move on), then it is live. */
@@ -309,11 +324,11 @@ export class StreamHub extends DurableObject<Bindings> {
         if (this.#subs.get(subKey(sub.conn, sub.id)) !== sub) return;
         sub.positions[shard] = rows.length === STREAM_LIMITS.catchUpPage ? (rows.at(-1)?.id as number) : through;
         void this.#store(sub);
-        if (rows.length > 0)
-          this.#frame(
-            sub,
-            rows.map((r) => servedPrint(r) as FeedPrint),
-          );
+        this.#frame(
+          sub,
+          shard,
+          rows.map((r) => servedPrint(r) as FeedPrint),
+        );
       }
     };
     run().catch((err: unknown) => {
@@ -327,15 +342,31 @@ export class StreamHub extends DurableObject<Bindings> {
     });
   }
 
-  /** Queues one frame; a client that has not taken `maxBufferedBytes` yet gets `lagged` and the stream closes. */
-  #frame(sub: HubSubscription, prints: FeedPrint[]): void {
+  /**
+   * Queues the frames of one batch of a shard (at most `printsPerFrame` prints each; each cursor
+   * resumes after its own last print), or, with no print, the move of the subscription's delivered
+   * position. A client that has not taken `maxBufferedBytes` yet gets `lagged` instead, and its
+   * stream closes.
+   */
+  #frame(sub: HubSubscription, shard: string, prints: FeedPrint[]): void {
     const positions = { ...sub.positions };
-    this.#enqueue(sub.conn, async () => {
-      const conn = this.#connection(sub.conn);
-      if (!conn) return;
-      if (conn.buffered() > STREAM_LIMITS.maxBufferedBytes) return this.#lag(conn);
-      conn.send({ type: "flow", id: sub.id, cursor: await this.#sign(positions), prints: prints.map(clientPrint) }, undefined);
-    });
+    if (prints.length === 0) {
+      this.#enqueue(sub.conn, async () => void (sub.delivered = positions));
+      return;
+    }
+    for (let start = 0; start < prints.length; start += STREAM_LIMITS.printsPerFrame) {
+      const part = prints.slice(start, start + STREAM_LIMITS.printsPerFrame);
+      // A part's cursor stands at its own last print, so resuming from it repeats nothing and skips nothing.
+      const at = start + part.length >= prints.length ? positions : { ...positions, [shard]: part.at(-1)!.id };
+      this.#enqueue(sub.conn, async () => {
+        const conn = this.#connection(sub.conn);
+        if (!conn) return;
+        if (conn.buffered() > STREAM_LIMITS.maxBufferedBytes) return this.#lag(conn);
+        const cursor = await this.#sign(at);
+        conn.send({ type: "flow", id: sub.id, seq: conn.nextSeq(), cursor, prints: part.map(clientPrint) }, cursor);
+        sub.delivered = at;
+      });
+    }
   }
 
   async #lag(conn: Connection): Promise<void> {
@@ -355,9 +386,10 @@ export class StreamHub extends DurableObject<Bindings> {
     this.#chains.set(conn, next);
   }
 
+  /** Each subscription's cursor as far as what was sent reaches (called in the connection's chain, after every frame before it). */
   async #cursorsOf(conn: string): Promise<Record<string, string>> {
     const subs = [...this.#subs.values()].filter((s) => s.conn === conn);
-    return Object.fromEntries(await Promise.all(subs.map(async (s) => [s.id, await this.#sign({ ...s.positions })])));
+    return Object.fromEntries(await Promise.all(subs.map(async (s) => [s.id, await this.#sign({ ...s.delivered })])));
   }
 
   #sign(positions: Record<string, number>): Promise<string> {
@@ -387,6 +419,7 @@ export class StreamHub extends DurableObject<Bindings> {
   async #drop(conn: string): Promise<void> {
     this.#sse.delete(conn);
     this.#chains.delete(conn);
+    this.#windows.delete(conn);
     for (const sub of [...this.#subs.values()]) if (sub.conn === conn) await this.#unsubscribe(sub);
   }
 }

@@ -15,7 +15,8 @@ export interface TestStream {
   closed: Promise<{ code: number; reason: string }>;
 }
 
-export async function openStream(key: string, headers: Record<string, string> = {}): Promise<TestStream> {
+/** `ack`: acknowledge each data message as it arrives, as the SDK does (without it the stream lags past its window). */
+export async function openStream(key: string, headers: Record<string, string> = {}, options: { ack?: boolean } = {}): Promise<TestStream> {
   const res = await call("/v1/stream", { headers: { Authorization: `Bearer ${key}`, Upgrade: "websocket", ...headers } });
   const socket = res.webSocket;
   if (res.status !== 101 || !socket) throw new Error(`no upgrade: ${res.status} ${await res.text()}`);
@@ -23,7 +24,9 @@ export async function openStream(key: string, headers: Record<string, string> = 
   const messages: ServerMessage[] = [];
   const waiters = new Set<() => void>();
   socket.addEventListener("message", (event) => {
-    messages.push(JSON.parse(event.data as string) as ServerMessage);
+    const message = JSON.parse(event.data as string) as ServerMessage;
+    messages.push(message);
+    if (options.ack && "seq" in message) socket.send(JSON.stringify({ type: "ack", seq: message.seq }));
     for (const wake of waiters) wake();
   });
   const closed = new Promise<{ code: number; reason: string }>((resolve) =>
