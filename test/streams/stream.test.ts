@@ -58,6 +58,12 @@ describe("GET /v1/stream: opening", () => {
     const refused = await call("/v1/stream", { headers: { Upgrade: "websocket", Authorization: `Bearer ${key}` } });
     await expectError(refused, 429, "too_many_streams");
     expect(refused.headers.get("X-RateLimit-Limit")).not.toBeNull();
+    const usage = (await (await call("/v1/usage", { headers: { Authorization: `Bearer ${key}` } })).json()) as { streams: object };
+    expect(usage.streams).toEqual({
+      open: STREAM_LIMITS.streamsPerAccount,
+      max: STREAM_LIMITS.streamsPerAccount,
+      subscriptions_per_stream: 10,
+    });
     open[0]!.socket.close(1000, "done");
     await open[0]!.closed;
     await expect

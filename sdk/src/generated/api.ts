@@ -541,7 +541,7 @@ export interface components {
              * @description Machine-readable code.
              * @enum {string}
              */
-            error: "invalid_parameter" | "missing_symbol" | "too_many_symbols" | "invalid_range" | "out_of_range" | "invalid_body" | "credentials_in_query" | "missing_api_key" | "invalid_api_key" | "subscription_required" | "subscription_inactive" | "trial_ended" | "plan_upgrade_required" | "wrong_credential_type" | "origin_forbidden" | "not_found" | "method_not_allowed" | "conflict" | "key_limit_reached" | "trial_already_used" | "rate_limited" | "too_many_concurrent_requests" | "too_many_auth_failures" | "internal_error" | "upstream_error" | "service_unavailable" | "query_timeout";
+            error: "invalid_parameter" | "missing_symbol" | "too_many_symbols" | "invalid_range" | "out_of_range" | "invalid_body" | "credentials_in_query" | "missing_api_key" | "invalid_api_key" | "subscription_required" | "subscription_inactive" | "trial_ended" | "plan_upgrade_required" | "wrong_credential_type" | "origin_forbidden" | "not_found" | "method_not_allowed" | "conflict" | "key_limit_reached" | "trial_already_used" | "upgrade_required" | "rate_limited" | "too_many_concurrent_requests" | "too_many_streams" | "too_many_auth_failures" | "internal_error" | "upstream_error" | "service_unavailable" | "query_timeout";
             /** @description Human-readable text. */
             message: string;
             /** @description HTTP status. */
@@ -1232,6 +1232,14 @@ export interface operations {
                             /** @description The same instant in epoch seconds. */
                             reset_unix: number;
                         } | null;
+                        /** @description Not in the spec's table: the account's push streams. */
+                        streams: {
+                            /** @description WebSocket and SSE streams of `/v1/stream` open now. */
+                            open: number;
+                            /** @description Streams the account may hold at once (5). */
+                            max: number;
+                            subscriptions_per_stream: number;
+                        };
                     };
                 };
             };

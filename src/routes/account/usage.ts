@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { planById } from "../../domain/plans";
 import { defineRoute } from "../../http/route";
+import { STREAM_LIMITS } from "../../streams/limits";
 
 export const UsageSchema = z.object({
   plan: z.string().nullable(),
@@ -17,6 +18,13 @@ export const UsageSchema = z.object({
     })
     .nullable()
     .describe("Null without an active plan."),
+  streams: z
+    .object({
+      open: z.int().describe("WebSocket and SSE streams of `/v1/stream` open now."),
+      max: z.int().describe(`Streams the account may hold at once (${STREAM_LIMITS.streamsPerAccount}).`),
+      subscriptions_per_stream: z.int(),
+    })
+    .describe("Not in the spec's table: the account's push streams."),
 });
 export type Usage = z.infer<typeof UsageSchema>;
 
@@ -30,8 +38,9 @@ export const usageRoute = defineRoute({
   access: "key",
   caching: "per-request",
   response: { description: "Usage of the key's account.", schema: UsageSchema },
-  handler: (c) => {
-    const { entitlement, usage } = c.get("account");
+  handler: async (c) => {
+    const { accountId, entitlement, usage } = c.get("account");
+    const open = await c.env.STREAM_HUB.getByName(String(accountId)).openStreams();
     const plan = entitlement.entitled ? planById(entitlement.plan) : undefined;
     return {
       plan: entitlement.plan,
@@ -41,6 +50,7 @@ export const usageRoute = defineRoute({
       rate_limit: plan ? { requests_per_minute: plan.limits.requestsPerMinute } : null,
       concurrency: plan ? { max: plan.limits.concurrency } : null,
       requests: plan ? { today: usage.today, reset_at: usage.resetAt, reset_unix: Math.floor(Date.parse(usage.resetAt) / 1000) } : null,
+      streams: { open, max: STREAM_LIMITS.streamsPerAccount, subscriptions_per_stream: STREAM_LIMITS.subscriptionsPerStream },
     };
   },
 });
