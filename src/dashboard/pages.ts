@@ -170,6 +170,12 @@ export function keysPage(
                 `The key for it, in the environment the client starts in (a shell profile or a secret manager, not the repository)`,
                 options.created.snippets.mcpKey,
               )}
+              ${snippet("use-stream", "Push: options flow as it prints (Server-Sent Events)", options.created.snippets.stream)}
+              ${snippet(
+                "use-websocket",
+                'Push over a WebSocket (websocat, then the subscribe message; acknowledge with {"type":"ack","seq":n} as you read, or the SDK\'s ods.stream does it)',
+                options.created.snippets.websocket,
+              )}
             </section>`
           : ""
       }

@@ -1,5 +1,5 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import { jsonSchema } from "../openapi/document";
+import { jsonSchema } from "../openapi/json-schema";
 import type { McpTool } from "./tools";
 
 type ObjectSchema = { properties?: Record<string, { description?: string }>; required?: string[]; additionalProperties?: unknown };

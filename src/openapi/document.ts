@@ -5,6 +5,10 @@ import { routeErrorCodes } from "../http/pipeline-errors";
 import type { RouteSpec } from "../http/route";
 import { API_VERSION } from "../version";
 import { GETTING_STARTED } from "./getting-started";
+import { jsonSchema, type JsonSchema } from "./json-schema";
+import { streamOperation, STREAM_SCHEMAS } from "./stream-operation";
+
+export { jsonSchema };
 
 const STATUS_TEXT: Record<number, string> = {
   400: "Validation failure.",
@@ -17,19 +21,6 @@ const STATUS_TEXT: Record<number, string> = {
   502: "Upstream market data provider failure.",
   503: "Backing database, cache or provider unavailable; see Retry-After.",
 };
-
-type JsonSchema = Record<string, unknown>;
-
-/** A zod schema as JSON Schema 2020-12: the API description's and the MCP tools' one conversion. */
-export function jsonSchema(schema: z.ZodType, io: "input" | "output"): JsonSchema {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, {
-    target: "draft-2020-12",
-    io,
-    unrepresentable: "any",
-    reused: "inline",
-  }) as JsonSchema;
-  return rest;
-}
 
 function parameters(route: RouteSpec): JsonSchema[] {
   const out: JsonSchema[] = [];
@@ -121,6 +112,7 @@ export function buildOpenApiDocument(allRoutes: readonly RouteSpec[]): JsonSchem
       (paths[alias] ??= {})[route.method] = { ...operation(route), operationId: `${route.operationId}Alias` };
     }
   }
+  paths["/v1/stream"] = { get: streamOperation() };
   return {
     openapi: "3.1.0",
     info: {
@@ -130,7 +122,7 @@ export function buildOpenApiDocument(allRoutes: readonly RouteSpec[]): JsonSchem
     },
     servers: [{ url: "/" }],
     security: [{ bearerAuth: [] }],
-    tags: [...new Set(routes.flatMap((r) => r.tags))].map((name) => ({ name })),
+    tags: [...new Set([...routes.flatMap((r) => r.tags), "Streams"])].map((name) => ({ name })),
     paths,
     components: {
       securitySchemes: {
@@ -140,7 +132,7 @@ export function buildOpenApiDocument(allRoutes: readonly RouteSpec[]): JsonSchem
           description: "API key `ods_live_` + 49 base62 characters, sent as `Authorization: Bearer <key>`.",
         },
       },
-      schemas: { Error: jsonSchema(ErrorEnvelopeSchema, "output") },
+      schemas: { Error: jsonSchema(ErrorEnvelopeSchema, "output"), ...STREAM_SCHEMAS },
     },
   };
 }

@@ -34,4 +34,17 @@ Set the variable where the client starts (a shell profile or a secret manager, n
 \`${example.mcpKey}\`
 
 Each tool call is one request against the per-minute limit; an API error comes back as a tool error with the API's code.
-The SDK's package is \`${SDK_PACKAGE}\`.`;
+The SDK's package is \`${SDK_PACKAGE}\`.
+
+## Push
+
+\`GET /v1/stream\` pushes the options flow as it prints, with \`/v1/flow\`'s filters, and resumes from any message's cursor
+with nothing lost or repeated (see *Streams* below). As Server-Sent Events:
+
+\`${example.stream}\`
+
+Or over a WebSocket (type the subscribe message; acknowledge what you read with \`{"type":"ack","seq":n}\`):
+
+\`\`\`
+${example.websocket}
+\`\`\``;

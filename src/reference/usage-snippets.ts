@@ -9,6 +9,10 @@ export interface UsageSnippets {
   mcp: string;
   /** Where the key goes instead: the shell line that sets `MCP_KEY_VARIABLE` for the client. */
   mcpKey: string;
+  /** Push: the flow of two tickers as Server-Sent Events with curl (`/v1/stream`). */
+  stream: string;
+  /** The same over a WebSocket with websocat, and the subscribe message to type into it. */
+  websocket: string;
 }
 
 /** The SDK's package name (sdk/package.json). */
@@ -37,5 +41,10 @@ export function usageSnippets(baseUrl: string, key: string): UsageSnippets {
       2,
     ),
     mcpKey: `export ${MCP_KEY_VARIABLE}="${key}"`,
+    stream: `curl -N -H "Authorization: Bearer ${key}" -H "Accept: text/event-stream" "${baseUrl}/v1/stream?channel=flow&tickers=SPY,QQQ&minPremium=50000"`,
+    websocket: [
+      `websocat -H "Authorization: Bearer ${key}" "${baseUrl.replace(/^http/, "ws")}/v1/stream"`,
+      `{"type":"subscribe","id":"spy","channel":"flow","filters":{"tickers":"SPY,QQQ","minPremium":50000}}`,
+    ].join("\n"),
   };
 }

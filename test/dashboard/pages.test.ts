@@ -262,7 +262,15 @@ describe("the three ways to use a new key", () => {
     });
     expect(textarea(html, "use-mcp")).not.toContain(key);
     expect(textarea(html, "use-mcp-key")).toBe(`export ODS_API_KEY="${key}"`);
-    for (const id of ["created-key", "use-curl", "use-sdk", "use-mcp", "use-mcp-key"]) expect(html).toContain(`data-copy="${id}"`);
+    expect(textarea(html, "use-stream")).toBe(
+      `curl -N -H "Authorization: Bearer ${key}" -H "Accept: text/event-stream" "https://api.test/v1/stream?channel=flow&tickers=SPY,QQQ&minPremium=50000"`,
+    );
+    const [websocat, subscribe] = textarea(html, "use-websocket").split("\n");
+    expect(websocat).toBe(`websocat -H "Authorization: Bearer ${key}" "wss://api.test/v1/stream"`);
+    expect(JSON.parse(subscribe!)).toMatchObject({ type: "subscribe", channel: "flow" });
+    for (const id of ["created-key", "use-curl", "use-sdk", "use-mcp", "use-mcp-key", "use-stream", "use-websocket"]) {
+      expect(html).toContain(`data-copy="${id}"`);
+    }
     // Shown once: the list page afterwards has none of them.
     const later = await (await page(user, "/dashboard/keys")).text();
     expect(later).not.toContain("use-mcp");

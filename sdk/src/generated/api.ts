@@ -532,6 +532,45 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Push stream (WebSocket or SSE)
+         * @description Push: the options flow as it prints. A WebSocket (send `Upgrade: websocket`) or, with `Accept: text/event-stream`,
+         *     Server-Sent Events. The key goes in `Authorization: Bearer` only, as for every route (a browser app opens the stream from its
+         *     own backend). Opening counts one request against the per-minute limit, and so does each subscribe; a stream holds no in-flight slot.
+         *     An account holds at most 5 streams (`/v1/usage` shows them), each at most 10 subscriptions.
+         *
+         *     **Channels**: `flow` — prints as `/v1/flow` returns them, filtered with its parameters.
+         *
+         *     **WebSocket**: send `{"type":"subscribe","id":"a","channel":"flow","filters":{"tickers":"SPY,QQQ","minPremium":50000}}`
+         *     (`StreamClientMessage`); the stream answers `subscribed`, then `flow` messages (`StreamServerMessage`). Acknowledge data
+         *     messages as you read them, `{"type":"ack","seq":n}`: at most 4194304 bytes may be unacknowledged.
+         *     A bad message gets an `error` message with the REST error code and the field; the stream stays open.
+         *
+         *     **SSE**: one subscription from the query string (`channel`, `id`, `since` and the filters); each message is an event named
+         *     by its type, and a `flow` event's id is its cursor, so `Last-Event-ID` resumes. Unread bytes count against the same bound.
+         *
+         *     **Resume**: every `flow` message carries a signed `cursor`; subscribe with `since` (or SSE's `Last-Event-ID`) and the
+         *     stream delivers everything after it, from the database then live, with no gap and no duplicate, anywhere in the 7-day retention
+         *     (older: `out_of_range`). Heartbeats (at least every 10 s) carry each subscription's cursor.
+         *
+         *     **Close codes**: 4401 the key was revoked (checked at every heartbeat); 4403 the account's trial ended or its subscription lapsed; the reason is the REST error code; 4408 slow consumer: resume from the `lagged` message's cursors; 1012 the service restarts or its database is away: reconnect and resume. Deploys cut every socket: reconnect and resume.
+         */
+        get: operations["openStream"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -558,6 +597,163 @@ export interface components {
             request_id: string;
             /** @description Only on 403 plan_upgrade_required. */
             required_plan?: string;
+        };
+        StreamClientMessage: {
+            /** @constant */
+            type: "subscribe";
+            /** @description The client's name for the subscription; every message of it carries it back. */
+            id: string;
+            /**
+             * @description `flow`: prints as `/v1/flow` returns them, in feed order per shard.
+             * @enum {string}
+             */
+            channel: "flow";
+            /** @description The REST twin's query parameters (`/v1/flow`: symbols/tickers, minPremium, side, sentiment, type, executionType). */
+            filters?: {
+                [key: string]: string | number | boolean;
+            };
+            /** @description A cursor of this stream: deliver everything after it, then live. */
+            since?: string;
+        } | {
+            /** @constant */
+            type: "unsubscribe";
+            /** @description The client's name for the subscription; every message of it carries it back. */
+            id: string;
+        } | {
+            /** @constant */
+            type: "ping";
+        } | {
+            /** @constant */
+            type: "ack";
+            /** @description The `seq` of the last data message read. */
+            seq: number;
+        };
+        StreamServerMessage: {
+            /** @constant */
+            type: "welcome";
+            /** @description This stream's id (for support). */
+            stream: string;
+            /** @description A heartbeat comes at least this often (10000 ms). */
+            heartbeatMs: number;
+            maxSubscriptions: number;
+        } | {
+            /** @constant */
+            type: "subscribed";
+            /** @description The client's name for the subscription; every message of it carries it back. */
+            id: string;
+            /** @enum {string} */
+            channel: "flow";
+            /** @description Opaque, signed: resume with `since` (WebSocket) or `Last-Event-ID` (SSE). */
+            cursor: string;
+        } | {
+            /** @constant */
+            type: "unsubscribed";
+            /** @description The client's name for the subscription; every message of it carries it back. */
+            id: string;
+        } | {
+            /** @constant */
+            type: "flow";
+            /** @description The client's name for the subscription; every message of it carries it back. */
+            id: string;
+            /** @description This stream's data messages, numbered from 1: acknowledge with `ack` (WebSocket). */
+            seq: number;
+            /** @description Resumes after the last print of this message. */
+            cursor: string;
+            prints: {
+                /**
+                 * Format: date-time
+                 * @description UTC.
+                 */
+                executedAt: string;
+                /** @description Underlying. */
+                ticker: string;
+                /** @description OCC symbol, compact. */
+                optionSymbol: string;
+                /** @enum {string} */
+                optionType: "call" | "put";
+                strike: number;
+                /** Format: date */
+                expiration: string;
+                /** @description Calendar days from the trade's session to expiration. */
+                dte: number;
+                /**
+                 * @description Fill side against the NBBO at trade time; unknown without a valid NBBO.
+                 * @enum {string}
+                 */
+                side: "ask" | "bid" | "mid" | "unknown";
+                /** @enum {string} */
+                sentiment: "bullish" | "bearish" | "neutral";
+                /** @enum {string} */
+                executionType: "sweep" | "block" | "split";
+                /** @description price × size × 100, USD. */
+                premium: number;
+                /** @description Contracts. */
+                size: number;
+                /** @description USD per share. */
+                price: number;
+                /** @description Spot at the trade: the feed's, else the nearest one of the underlying in the session; 0 when none is known. */
+                underlyingPrice: number;
+                /** @description Strike beyond spot, percent of spot; negative in the money; 0 when underlyingPrice is 0. */
+                otmPct: number;
+                /** @description The contract's volume in the session up to and including this print. */
+                volume: number;
+                /** @description Open interest at the session's start (see openInterestSource); 0 when unknown. */
+                openInterest: number;
+                /**
+                 * @description Not in the spec's table. `session`: the figure of the print's session; `earlier`: the latest known before it; `none`: unknown (openInterest 0, opening false).
+                 * @enum {string}
+                 */
+                openInterestSource: "session" | "earlier" | "none";
+                /** @description size > openInterest; false when the open interest is unknown. */
+                opening: boolean;
+                /** @description At the trade, from the IV of ivSource; 0 when ivSource is none. */
+                delta: number;
+                /** @description Percent: from the trade price, else the NBBO mid at the trade, else the contract's snapshot IV (ivSource); 0 when none. */
+                impliedVolatility: number;
+                /**
+                 * @description Not in the spec's table. Where impliedVolatility and delta come from: `trade` (the trade price), `mid` (the NBBO mid at the trade), `snapshot` (the contract's stored IV), `none` (both 0).
+                 * @enum {string}
+                 */
+                ivSource: "trade" | "mid" | "snapshot" | "none";
+                isETFOrIndex: boolean;
+            }[];
+        } | {
+            /** @constant */
+            type: "heartbeat";
+            /** Format: date-time */
+            time: string;
+            /** @description Each subscription's cursor now: resuming with it skips what was filtered out since. */
+            cursors: {
+                [key: string]: string;
+            };
+        } | {
+            /** @constant */
+            type: "pong";
+        } | {
+            /** @constant */
+            type: "error";
+            /** @description The subscription the error is about, when there is one. */
+            id?: string;
+            /**
+             * @description The REST error code of the same failure.
+             * @enum {string}
+             */
+            error: "invalid_parameter" | "missing_symbol" | "too_many_symbols" | "invalid_range" | "out_of_range" | "invalid_body" | "credentials_in_query" | "missing_api_key" | "invalid_api_key" | "subscription_required" | "subscription_inactive" | "trial_ended" | "plan_upgrade_required" | "wrong_credential_type" | "origin_forbidden" | "not_found" | "method_not_allowed" | "conflict" | "key_limit_reached" | "trial_already_used" | "upgrade_required" | "rate_limited" | "too_many_concurrent_requests" | "too_many_streams" | "too_many_auth_failures" | "internal_error" | "upstream_error" | "service_unavailable" | "query_timeout";
+            message: string;
+        } | {
+            /** @constant */
+            type: "lagged";
+            message: string;
+            /** @description Resume each subscription from here on a new stream: nothing is lost. */
+            cursors: {
+                [key: string]: string;
+            };
+        } | {
+            /** @constant */
+            type: "closing";
+            /** @description The WebSocket close code the same end would carry (see the close codes). */
+            code: number;
+            reason: string;
         };
     };
     responses: never;
@@ -3810,6 +4006,163 @@ export interface operations {
             };
         };
     };
+    openStream: {
+        parameters: {
+            query?: {
+                /** @description SSE: the channel. */
+                channel?: "flow";
+                /** @description SSE: the subscription's id (default `sse`). */
+                id?: string;
+                /** @description SSE: a cursor to resume after. */
+                since?: string;
+                /** @description SSE, `flow`: One underlying. Alias: ticker. */
+                symbol?: string;
+                /** @description SSE, `flow`: Alias of symbol. */
+                ticker?: string;
+                /** @description SSE, `flow`: Comma-separated underlyings, at most 20. Alias: tickers. */
+                symbols?: string;
+                /** @description SSE, `flow`: Alias of symbols. */
+                tickers?: string;
+                /** @description SSE, `flow`: Only this sentiment (neutral includes prints without a direction). */
+                sentiment?: "bullish" | "bearish" | "neutral";
+                /** @description SSE, `flow`: Only this fill side. */
+                side?: "ask" | "bid" | "mid";
+                /** @description SSE, `flow`: Only calls or puts. Alias: optionType. */
+                type?: "call" | "put";
+                /** @description SSE, `flow`: Alias of type. */
+                optionType?: "call" | "put";
+                /** @description SSE, `flow`: Only this execution type. Alias: execution. */
+                executionType?: "sweep" | "block" | "split";
+                /** @description SSE, `flow`: Alias of executionType. */
+                execution?: "sweep" | "block" | "split";
+                /** @description SSE, `flow`: Smallest premium counted, USD (default 10000; smaller values are allowed). */
+                minPremium?: number;
+            };
+            header?: {
+                /** @description SSE: resume after this cursor. */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description WebSocket: `StreamClientMessage` in, `StreamServerMessage` out. */
+            101: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Server-Sent Events: each event's data is a `StreamServerMessage` of the event's name. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["StreamServerMessage"];
+                };
+            };
+            /** @description A bad SSE subscription (the REST route's validation). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error?: "credentials_in_query" | "invalid_parameter" | "out_of_range";
+                        /** @constant */
+                        status?: 400;
+                    };
+                };
+            };
+            /** @description Missing, malformed or invalid key. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error?: "invalid_api_key" | "missing_api_key";
+                        /** @constant */
+                        status?: 401;
+                    };
+                };
+            };
+            /** @description Entitlement or credential rejection. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error?: "plan_upgrade_required" | "subscription_inactive" | "subscription_required" | "trial_ended" | "wrong_credential_type";
+                        /** @constant */
+                        status?: 403;
+                    };
+                };
+            };
+            /** @description Neither a WebSocket upgrade nor `Accept: text/event-stream`. */
+            426: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error?: "upgrade_required";
+                        /** @constant */
+                        status?: 426;
+                    };
+                };
+            };
+            /** @description Throttled, or the account's streams are all open. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error?: "rate_limited" | "too_many_auth_failures" | "too_many_streams";
+                        /** @constant */
+                        status?: 429;
+                    };
+                };
+            };
+            /** @description Unhandled internal error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error?: "internal_error";
+                        /** @constant */
+                        status?: 500;
+                    };
+                };
+            };
+            /** @description The database is unavailable; retry shortly. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] & {
+                        /** @enum {unknown} */
+                        error?: "service_unavailable";
+                        /** @constant */
+                        status?: 503;
+                    };
+                };
+            };
+        };
+    };
 }
 
 /** Every operation's method and path, by operationId. */
@@ -3836,4 +4189,5 @@ export const operationTable = {
     getGexHeatmap: { method: "get", path: "/v1/gex/{symbol}/heatmap" },
     getFlow: { method: "get", path: "/v1/flow" },
     getNetFlow: { method: "get", path: "/v1/flow/net" },
+    openStream: { method: "get", path: "/v1/stream" },
 } as const;
