@@ -12,12 +12,14 @@ const HEADER = `/**
 
 `;
 
-type Paths = Record<string, Record<string, { operationId: string }>>;
+type Paths = Record<string, Record<string, { operationId: string; responses: Record<string, unknown> }>>;
 
-/** The one runtime part: each operation's method and path, which types cannot carry. */
+/** The one runtime part: each request-response operation's method and path, which types cannot carry (`/v1/stream`, which upgrades, is `ods.stream`). */
 function operationTable(paths: Paths): string {
   const rows = Object.entries(paths).flatMap(([path, item]) =>
-    Object.entries(item).map(([method, op]) => `    ${op.operationId}: { method: "${method}", path: "${path}" },`),
+    Object.entries(item)
+      .filter(([, op]) => !("101" in op.responses))
+      .map(([method, op]) => `    ${op.operationId}: { method: "${method}", path: "${path}" },`),
   );
   return `\n/** Every operation's method and path, by operationId. */\nexport const operationTable = {\n${rows.join("\n")}\n} as const;\n`;
 }

@@ -5,6 +5,7 @@ import { responseMeta, type ApiResult } from "./meta.js";
 import type { OperationData, OperationId, OperationInput, Operations } from "./operations.js";
 import { paginatedOperations, type PaginatedOperations } from "./pagination.js";
 import { retryDelayMs, sleep, type RetryOptions } from "./retry.js";
+import { streamFlow, type FlowFilters, type FlowSubscription, type StreamOptions } from "./stream.js";
 
 export interface ClientOptions {
   /** e.g. `https://api.example.com` or `http://127.0.0.1:8787`. */
@@ -16,8 +17,13 @@ export interface ClientOptions {
   fetch?: (request: Request) => Promise<Response>;
 }
 
-/** The client: a typed method per operation, and `paginate` for the lists. */
-export type OdsClient = Operations & { paginate: PaginatedOperations };
+/** Push: one async iterator per subscription of `/v1/stream`, reconnecting and resuming by itself. */
+export interface StreamChannels {
+  flow(filters?: FlowFilters, options?: StreamOptions): FlowSubscription;
+}
+
+/** The client: a typed method per operation, `paginate` for the lists, `stream` for push. */
+export type OdsClient = Operations & { paginate: PaginatedOperations; stream: StreamChannels };
 
 type LooseRequest = (
   method: string,
@@ -42,8 +48,9 @@ function checkedBaseUrl(baseUrl: string): string {
 }
 
 export function createClient(options: ClientOptions): OdsClient {
+  const baseUrl = checkedBaseUrl(options.baseUrl);
   const raw = createFetchClient<paths>({
-    baseUrl: checkedBaseUrl(options.baseUrl),
+    baseUrl,
     headers: { Authorization: `Bearer ${options.apiKey}` },
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
@@ -75,5 +82,6 @@ export function createClient(options: ClientOptions): OdsClient {
   const methods = Object.fromEntries(
     (Object.keys(operationTable) as OperationId[]).map((id) => [id, (input?: OperationInput<typeof id>) => call(id, input ?? {})]),
   ) as unknown as Operations;
-  return { ...methods, paginate: paginatedOperations(call) };
+  const stream: StreamChannels = { flow: (filters = {}, streamOptions) => streamFlow(baseUrl, options.apiKey, filters, streamOptions) };
+  return { ...methods, paginate: paginatedOperations(call), stream };
 }

@@ -1,23 +1,8 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { adminOfSharedWorker, newHttpAccount, sharedWorker } from "../support/http-accounts";
-import { nodeMarketSql } from "../support/node-market-sql";
+import { insertPrints, nodeMarketSql } from "../support/node-market-sql";
 import { bodyOf } from "../../ingest/admin-api/admin-api";
 import type { ServerMessage } from "../../src/streams/messages";
-
-let session: string;
-let asOf: number;
-
-/** `count` prints of `ticker` in one statement, `volume` numbering them 1..count in feed order. */
-async function insertPrints(ticker: string, count: number, firstVolume = 1): Promise<void> {
-  await nodeMarketSql().query(
-    `insert into flow_prints (executed_at, session_date, ticker, option_symbol, option_type, strike, expiration, price, size, premium,
-       bid, ask, underlying_price, otm_pct, side, sentiment, execution_type, volume, is_etf_or_index, print_class)
-     select to_timestamp(($1::float8 + g) / 1000), $2::date, $3, $3 || '271217C00050000', 'call', 50, '2027-12-17', 5, 30, 15000,
-       4.95, 5.05, 50, 0, 'ask', 'bullish', 'sweep', g, false, 'regular'
-     from generate_series($4::int, $4::int + $5::int - 1) as g order by g`,
-    [asOf - 3_600_000, session, ticker, firstVolume, count],
-  );
-}
 
 const wake = async () => bodyOf(await adminOfSharedWorker().wakeStreams());
 
@@ -55,14 +40,6 @@ async function collect(
   ws.close(1000);
   return { volumes, cursor };
 }
-
-beforeAll(async () => {
-  const [row] = (await nodeMarketSql().query(
-    "select max(session_date)::text as session, (extract(epoch from max(executed_at)) * 1000)::float8 as ms from flow_prints",
-  )) as { session: string; ms: number }[];
-  session = row!.session;
-  asOf = row!.ms;
-});
 
 describe("/v1/stream against wrangler dev", () => {
   it(

@@ -4189,5 +4189,4 @@ export const operationTable = {
     getGexHeatmap: { method: "get", path: "/v1/gex/{symbol}/heatmap" },
     getFlow: { method: "get", path: "/v1/flow" },
     getNetFlow: { method: "get", path: "/v1/flow/net" },
-    openStream: { method: "get", path: "/v1/stream" },
 } as const;
