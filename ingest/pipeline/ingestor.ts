@@ -90,7 +90,7 @@ export class Ingestor {
 
   private constructor(
     private readonly db: IngestDatabase,
-    private readonly options: Required<Omit<IngestorOptions, "lane">> & { lane: LaneOptions },
+    private readonly options: Required<Omit<IngestorOptions, "lane" | "onTradesCommitted">> & Pick<IngestorOptions, "onTradesCommitted"> & { lane: LaneOptions },
     /** Where the feed resumes: the positions stored when the ingestor started. */
     readonly startPositions: Positions,
     market: Awaited<ReturnType<typeof loadQuoteMarket>>,
@@ -120,7 +120,7 @@ export class Ingestor {
       async (batch, through) => {
         const { prints } = await writeTrades(db, feed, batch, pricing, through);
         this.printStatistics.written(prints.map((p) => p.trade.sessionDate));
-        if (prints.length > 0) options.onTradesCommitted();
+        if (prints.length > 0) options.onTradesCommitted?.();
       },
       { ...lane, minIntervalMs: options.tradeIntervalMs, maxBatch: Math.min(lane.maxBatch, options.maxTradeBatch) },
       (trade) => barrier.holds(trade.executedAt.getTime()),
@@ -167,7 +167,6 @@ export class Ingestor {
         maxQueued: { trades: 500_000, quotes: 3_000_000, contracts: 500_000 },
         tradeIntervalMs: 100,
         maxTradeBatch: 5_000,
-        onTradesCommitted: () => undefined,
         ...options,
         lane,
       },

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createClient, OdsStreamError } from "../../sdk/src/index";
 import { newHttpAccount, adminOfSharedWorker, sharedWorker } from "../support/http-accounts";
 import { insertPrints, nodeMarketSql } from "../support/node-market-sql";
@@ -19,6 +19,12 @@ function recordingWebSocket() {
 const wake = async () => bodyOf(await adminOfSharedWorker().wakeStreams());
 const numbered = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
 
+/** One account for the file: each new key costs a lookup of the per-client budget every system test shares. */
+let key: string;
+beforeAll(async () => {
+  key = (await newHttpAccount()).key;
+});
+
 describe("ods.stream against wrangler dev", () => {
   it(
     "iterates the flow channel, reconnects after the connection is cut and resumes: no print lost, none repeated",
@@ -26,7 +32,6 @@ describe("ods.stream against wrangler dev", () => {
     async () => {
       const ticker = "SDKX";
       await nodeMarketSql().query("delete from flow_prints where ticker = $1", [ticker]);
-      const { key } = await newHttpAccount();
       const ods = createClient({ baseUrl: sharedWorker().url, apiKey: key });
       const { sockets, WebSocket } = recordingWebSocket();
       const flow = ods.stream.flow({ ticker, minPremium: 1_000 }, { WebSocket });
@@ -58,7 +63,6 @@ describe("ods.stream against wrangler dev", () => {
   );
 
   it("ends the iteration with the API's error for a bad filter", async () => {
-    const { key } = await newHttpAccount();
     const ods = createClient({ baseUrl: sharedWorker().url, apiKey: key });
     const flow = ods.stream.flow({ minPremium: "lots" });
     const failure = await (async () => {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { adminOfSharedWorker, newHttpAccount, sharedWorker } from "../support/http-accounts";
 import { insertPrints, nodeMarketSql } from "../support/node-market-sql";
 import { bodyOf } from "../../ingest/admin-api/admin-api";
@@ -41,6 +41,12 @@ async function collect(
   return { volumes, cursor };
 }
 
+/** One account for the file: each new key costs a lookup of the per-client budget every system test shares. */
+let key: string;
+beforeAll(async () => {
+  key = (await newHttpAccount()).key;
+});
+
 describe("/v1/stream against wrangler dev", () => {
   it(
     "streams over the platform WebSocket client: subscribe, prints as they commit, acknowledged as read",
@@ -48,7 +54,6 @@ describe("/v1/stream against wrangler dev", () => {
     async () => {
       const ticker = "NODEWS";
       await nodeMarketSql().query("delete from flow_prints where ticker = $1", [ticker]);
-      const { key } = await newHttpAccount();
       const subscribe = { type: "subscribe", id: "n", channel: "flow", filters: { ticker } };
       const { volumes } = await collect(
         key,
@@ -66,7 +71,6 @@ describe("/v1/stream against wrangler dev", () => {
   it("streams SSE over fetch: events named by type, the cursor as the event id, Last-Event-ID resumes", { timeout: 60_000 }, async () => {
     const ticker = "SSEX";
     await nodeMarketSql().query("delete from flow_prints where ticker = $1", [ticker]);
-    const { key } = await newHttpAccount();
     const read = async (headers: Record<string, string>, want: number) => {
       const controller = new AbortController();
       const res = await fetch(`${sharedWorker().url}/v1/stream?channel=flow&ticker=${ticker}`, {
@@ -116,7 +120,6 @@ describe("/v1/stream against wrangler dev", () => {
   });
 
   it("refuses a bad SSE filter with the REST route's 400, before any stream", async () => {
-    const { key } = await newHttpAccount();
     const res = await fetch(`${sharedWorker().url}/v1/stream?channel=flow&minPremium=lots`, {
       headers: { Authorization: `Bearer ${key}`, Accept: "text/event-stream" },
     });
