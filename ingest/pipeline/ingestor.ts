@@ -90,7 +90,8 @@ export class Ingestor {
 
   private constructor(
     private readonly db: IngestDatabase,
-    private readonly options: Required<Omit<IngestorOptions, "lane" | "onTradesCommitted">> & Pick<IngestorOptions, "onTradesCommitted"> & { lane: LaneOptions },
+    private readonly options: Required<Omit<IngestorOptions, "lane" | "onTradesCommitted">> &
+      Pick<IngestorOptions, "onTradesCommitted"> & { lane: LaneOptions },
     /** Where the feed resumes: the positions stored when the ingestor started. */
     readonly startPositions: Positions,
     market: Awaited<ReturnType<typeof loadQuoteMarket>>,
