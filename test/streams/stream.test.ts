@@ -1,9 +1,10 @@
+import { evictDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import { admin, bodyOf, newAccount } from "../support/accounts";
+import { accountIdOf, admin, bodyOf, newAccount } from "../support/accounts";
 import { appendPrints, arrangePrints, type FixturePrint } from "../support/flow-fixture";
 import { retainedSessions } from "../support/flow-sessions";
 import { openStream } from "../support/stream-client";
-import { call, expectError } from "../support/worker";
+import { call, expectError, testEnv } from "../support/worker";
 import { FlowMessageSchema } from "../../src/streams/messages";
 import { CLOSE_CODES, STREAM_LIMITS } from "../../src/streams/limits";
 
@@ -146,6 +147,44 @@ describe("GET /v1/stream: the flow channel", () => {
     const resumed = [];
     while (resumed.length < 4) resumed.push(...(await second.next("flow")).prints.map((p) => p.size));
     expect([...seen, ...resumed]).toEqual([31, 32, 33, 34, 35, 36]);
+    second.socket.close(1000);
+  });
+
+  it("delivers exactly across the hub's evictions: with its socket hibernated, and cutting the socket (a deploy) then resumed", async () => {
+    const ticker = "STRME";
+    await arrangePrints(ticker, []);
+    const account = await newAccount();
+    const key = account.keys[0]!.key;
+    const hub = testEnv.STREAM_HUB.getByName(String(await accountIdOf(account)));
+    const sizes = async (stream: Awaited<ReturnType<typeof openStream>>, n: number) => {
+      const got: number[] = [];
+      while (got.length < n) got.push(...(await stream.next("flow")).prints.map((p) => p.size));
+      return got;
+    };
+    const first = await openStream(key);
+    first.send({ type: "subscribe", id: "e", channel: "flow", filters: { ticker } });
+    await first.next("subscribed");
+    await appendPrints([print(ticker, 1)]);
+    await wake();
+    const seen = await sizes(first, 1);
+    await appendPrints([print(ticker, 2)]);
+    await wake();
+    seen.push(...(await sizes(first, 1)));
+    await evictDurableObject(hub);
+    await appendPrints([print(ticker, 3)]);
+    await wake();
+    seen.push(...(await sizes(first, 1)));
+    const cursor = [...first.messages].reverse().find((m) => m.type === "flow")!;
+    await evictDurableObject(hub, { webSockets: "close" });
+    await first.closed;
+    await appendPrints([print(ticker, 4)]);
+    const second = await openStream(key);
+    second.send({ type: "subscribe", id: "e", channel: "flow", filters: { ticker }, since: (cursor as { cursor: string }).cursor });
+    await second.next("subscribed");
+    await appendPrints([print(ticker, 5)]);
+    await wake();
+    seen.push(...(await sizes(second, 2)));
+    expect(seen).toEqual([31, 32, 33, 34, 35]);
     second.socket.close(1000);
   });
 
