@@ -111,6 +111,27 @@ describe.concurrent("npm run dev", () => {
       return { flow: flow.asOf, quote: chain.contracts[0]!.asOf, screened: screen.results[0]!.lastUpdatedDate };
     };
     const before = await read(run.base);
+    // The moving market also streams: the ingestor wakes the stream shards after each commit.
+    const stopStreaming = new AbortController();
+    const streamed: string[] = [];
+    const streaming = fetch(`${run.base}/v1/stream?channel=flow&minPremium=0`, {
+      headers: { ...bearer(key).headers, Accept: "text/event-stream" },
+      signal: stopStreaming.signal,
+    })
+      .then(async (res) => {
+        let text = "";
+        for await (const chunk of res.body!.pipeThrough(new TextDecoderStream())) {
+          text += chunk;
+          for (let end = text.indexOf("\n\n"); end >= 0; end = text.indexOf("\n\n")) {
+            const event = text.slice(0, end);
+            text = text.slice(end + 2);
+            if (!event.startsWith("event: flow")) continue;
+            const data = JSON.parse(/^data: (.*)$/m.exec(event)![1]!) as { prints: { executedAt: string }[] };
+            streamed.push(...data.prints.map((p) => p.executedAt));
+          }
+        }
+      })
+      .catch(() => undefined);
     const startedAt = Date.now();
     // Trades arrive within seconds; the first minute sample at the next whole minute (the edge learns it within
     // 15 s), and the screener's rebuild of its partition within 60 s of that.
@@ -123,6 +144,10 @@ describe.concurrent("npm run dev", () => {
       now = await read(run.base);
     }
     expect(Date.parse(now.flow)).toBeGreaterThan(Date.parse(before.flow));
+    stopStreaming.abort();
+    await streaming;
+    expect(streamed.length).toBeGreaterThan(0);
+    expect(Date.parse(streamed.at(-1)!)).toBeGreaterThan(Date.parse(before.flow));
     expect(Date.parse(now.quote)).toBeGreaterThan(Date.parse(before.quote));
     expect(Date.parse(now.quote) % 60_000).toBe(0);
     expect(Date.parse(now.screened)).toBeGreaterThan(Date.parse(before.screened));
