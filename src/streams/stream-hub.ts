@@ -47,6 +47,8 @@ export class StreamHub extends DurableObject<Bindings> {
   #sse = new Map<string, { conn: SseConnection; keyId: number }>();
   /** Per WebSocket, what its client has not acknowledged (memory only: a hibernated hub had nothing in flight). */
   #windows = new Map<string, AckWindow>();
+  /** Subscriptions being registered at their shards: held, though not yet in `#subs`. */
+  #registering = new Set<string>();
   /** Per connection, the frames in the order they were decided (cursor signing is asynchronous). */
   #chains = new Map<string, Promise<void>>();
 
@@ -146,11 +148,19 @@ export class StreamHub extends DurableObject<Bindings> {
     await this.#drop(this.#socket(ws).id);
   }
 
-  /** A shard's batch: each subscription it concerns moves on, or reads its gap from Postgres first. */
-  deliver(batch: ShardBatch): void {
+  /**
+   * A shard's batch: each subscription it concerns moves on, or reads its gap from Postgres first.
+   * Returns the keys of the subscriptions this hub still holds on that shard, so the shard forgets
+   * any it lost (a hub that went away without unsubscribing).
+   */
+  deliver(batch: ShardBatch): string[] {
+    const held = [...this.#registering];
     for (const sub of this.#subs.values()) {
-      if (batch.shard in sub.positions) this.#apply(sub, batch);
+      if (!(batch.shard in sub.positions)) continue;
+      held.push(subKey(sub.conn, sub.id));
+      this.#apply(sub, batch);
     }
+    return held;
   }
 
   /** Open streams, for `/v1/usage`. */
@@ -263,14 +273,20 @@ export class StreamHub extends DurableObject<Bindings> {
       delivered: {},
     };
     const live: Record<string, number> = {};
-    for (const shard of plan.shards) {
-      const tickers = plan.selection.tickers.length === 0 ? null : tickersOnShard(shard, plan.selection.tickers);
-      const { position } = await this.#shard(shard).subscribe(shard, String(accountId), subKey(conn.id, plan.id), {
-        tickers,
-        minPremium: plan.selection.minPremium,
-      });
-      live[shard] = position;
-      sub.positions[shard] = Math.min(plan.resume?.[shard] ?? position, position);
+    const key = subKey(conn.id, plan.id);
+    this.#registering.add(key);
+    try {
+      for (const shard of plan.shards) {
+        const tickers = plan.selection.tickers.length === 0 ? null : tickersOnShard(shard, plan.selection.tickers);
+        const { position } = await this.#shard(shard).subscribe(shard, String(accountId), key, {
+          tickers,
+          minPremium: plan.selection.minPremium,
+        });
+        live[shard] = position;
+        sub.positions[shard] = Math.min(plan.resume?.[shard] ?? position, position);
+      }
+    } finally {
+      this.#registering.delete(key);
     }
     sub.delivered = { ...sub.positions };
     this.#subs.set(subKey(conn.id, plan.id), sub);

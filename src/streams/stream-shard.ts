@@ -165,7 +165,7 @@ export class StreamShard extends DurableObject<Bindings> {
   }
 
   async #deliver(after: number, through: number, prints: FeedPrint[]): Promise<void> {
-    const sends: Promise<unknown>[] = [];
+    const sends: Promise<void>[] = [];
     for (const [hub, keys] of this.#interests) {
       const interests = [...keys.values()];
       const wanted = prints.filter((p) =>
@@ -175,9 +175,24 @@ export class StreamShard extends DurableObject<Bindings> {
       const batch: ShardBatch = { shard: this.#name, after: this.#lastSent.get(hub) ?? after, through, prints: wanted };
       // Moved on whether the call succeeds or not: a hub that missed a batch sees the gap in the next one and reads it from Postgres.
       this.#lastSent.set(hub, through);
-      sends.push(this.env.STREAM_HUB.getByName(hub).deliver(batch));
+      sends.push(
+        this.env.STREAM_HUB.getByName(hub)
+          .deliver(batch)
+          .then((held) => this.#keepOnly(hub, held)),
+      );
     }
     await Promise.allSettled(sends);
+  }
+
+  /** Forgets what a hub no longer holds (its answer to a batch): no read is made for a subscriber that is gone. */
+  #keepOnly(hub: string, held: string[]): void {
+    const keys = this.#interests.get(hub);
+    if (!keys) return;
+    for (const key of [...keys.keys()]) if (!held.includes(key)) keys.delete(key);
+    if (keys.size === 0) {
+      this.#interests.delete(hub);
+      this.#lastSent.delete(hub);
+    }
   }
 
   async #persist(): Promise<void> {
