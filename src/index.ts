@@ -7,6 +7,7 @@ export { AccountLimiter } from "../durable-objects/account-limiter";
 export { AuthGuard } from "../durable-objects/auth-guard";
 export { StreamHub } from "./streams/stream-hub";
 export { StreamShard } from "./streams/stream-shard";
+export { StatusShard } from "./streams/status-shard";
 
 const app = newApp(routes);
 

@@ -22,7 +22,9 @@ Server-Sent Events. The key goes in \`Authorization: Bearer\` only, as for every
 own backend). Opening counts one request against the per-minute limit, and so does each subscribe; a stream holds no in-flight slot.
 An account holds at most ${STREAM_LIMITS.streamsPerAccount} streams (\`/v1/usage\` shows them), each at most ${STREAM_LIMITS.subscriptionsPerStream} subscriptions.
 
-**Channels**: ${CHANNELS.map((c) => `\`${c}\``).join(", ")} — prints as \`/v1/flow\` returns them, filtered with its parameters.
+**Channels**: ${CHANNELS.map((c) => `\`${c}\``).join(", ")}. \`flow\`: prints as \`/v1/flow\` returns them, filtered with its
+parameters. \`status\` (no filters): the session's phase (pre-open, open, closed, early close) and each feed schema's lag, at once
+and every 5 s, so a quiet market can be told from a broken feed.
 
 **WebSocket**: send \`{"type":"subscribe","id":"a","channel":"flow","filters":{"tickers":"SPY,QQQ","minPremium":50000}}\`
 (\`StreamClientMessage\`); the stream answers \`subscribed\`, then \`flow\` messages (\`StreamServerMessage\`). Acknowledge data

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ERROR_STATUS, type ErrorCode } from "../http/errors";
+import { FeedLagSchema } from "../market/feed-lag";
 import { FlowPrintSchema } from "../routes/flow/flow";
 import { STREAM_LIMITS } from "./limits";
 
@@ -8,7 +9,7 @@ import { STREAM_LIMITS } from "./limits";
  * with them and the API description publishes them as JSON Schema.
  */
 
-export const CHANNELS = ["flow"] as const;
+export const CHANNELS = ["flow", "status"] as const;
 export type Channel = (typeof CHANNELS)[number];
 
 const SubscriptionId = z
@@ -23,7 +24,9 @@ export const SubscribeMessageSchema = z
   .object({
     type: z.literal("subscribe"),
     id: SubscriptionId,
-    channel: z.enum(CHANNELS).describe("`flow`: prints as `/v1/flow` returns them, in feed order per shard."),
+    channel: z
+      .enum(CHANNELS)
+      .describe("`flow`: prints as `/v1/flow` returns them, in feed order per shard; `status`: the session's phase and the feed's lag."),
     filters: z
       .record(z.string().max(32), FilterValue)
       .optional()
@@ -60,7 +63,7 @@ export const SubscribedMessageSchema = z.object({
   type: z.literal("subscribed"),
   id: SubscriptionId,
   channel: z.enum(CHANNELS),
-  cursor: Cursor,
+  cursor: Cursor.optional().describe("Where the subscription starts (`flow`); a state channel (`status`) has none."),
 });
 export const UnsubscribedMessageSchema = z.object({ type: z.literal("unsubscribed"), id: SubscriptionId });
 export const FlowMessageSchema = z.object({
@@ -70,6 +73,22 @@ export const FlowMessageSchema = z.object({
   cursor: Cursor.describe("Resumes after the last print of this message."),
   prints: z.array(FlowPrintSchema),
 });
+export const StatusMessageSchema = z.object({
+  type: z.literal("status"),
+  id: SubscriptionId,
+  time: z.iso.datetime(),
+  session: z.object({
+    date: z.iso.date().describe("Today's session (ET), or the next one when today has none."),
+    phase: z.enum(["pre_open", "open", "closed"]),
+    earlyClose: z.boolean().describe("The session closes at 13:00 ET."),
+    opensAt: z.iso.datetime(),
+    closesAt: z.iso.datetime(),
+  }),
+  feeds: z
+    .array(FeedLagSchema)
+    .describe("How far the ingestor has stored each feed's schemas: a lag growing while the session is open is a broken feed."),
+});
+
 export const HeartbeatMessageSchema = z.object({
   type: z.literal("heartbeat"),
   time: z.iso.datetime(),
@@ -101,6 +120,7 @@ export const ServerMessageSchema = z.discriminatedUnion("type", [
   SubscribedMessageSchema,
   UnsubscribedMessageSchema,
   FlowMessageSchema,
+  StatusMessageSchema,
   HeartbeatMessageSchema,
   PongMessageSchema,
   ErrorMessageSchema,
@@ -109,3 +129,5 @@ export const ServerMessageSchema = z.discriminatedUnion("type", [
 ]);
 export type ServerMessage = z.infer<typeof ServerMessageSchema>;
 export type FlowMessage = z.infer<typeof FlowMessageSchema>;
+/** A `status` message without its subscription id: what a status shard hands every hub. */
+export type StatusReport = Omit<z.infer<typeof StatusMessageSchema>, "type" | "id">;

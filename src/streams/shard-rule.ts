@@ -37,3 +37,7 @@ export function flowShardsOf(tickers: readonly string[], accountId: number): str
 export function tickersOnShard(shard: string, tickers: readonly string[]): string[] {
   return tickers.filter((t) => flowBucketShard(t) === shard);
 }
+
+/** The `status` channel's shards: every subscriber gets the same report, so a few replicas by account spread the calls. */
+export const STATUS_REPLICAS = 2;
+export const statusShard = (accountId: number) => `status${accountId % STATUS_REPLICAS}`;

@@ -7,7 +7,7 @@ import { flowTailQuery } from "../market/flow-tail";
 import type { KeyStanding } from "../limits/admission";
 import { AckWindow, type Connection, SseConnection, socketConnection, type SocketAttachment } from "./connection";
 import { CLOSE_CODES, STREAM_LIMITS } from "./limits";
-import { ClientMessageSchema, type ServerMessage, type SubscribeMessage } from "./messages";
+import { ClientMessageSchema, type ServerMessage, type StatusReport, type SubscribeMessage } from "./messages";
 import { tickersOnShard } from "./shard-rule";
 import type { ShardBatch } from "./stream-shard";
 import { signStreamCursor } from "./stream-cursor";
@@ -19,14 +19,17 @@ export interface StreamCaller {
   keyId: number;
 }
 
-/** A subscription as the hub keeps it: its plan and how far each of its shards has delivered it. */
-interface HubSubscription extends Omit<SubscriptionPlan, "resume"> {
+type WithoutResume<T> = T extends unknown ? Omit<T, "resume"> : never;
+
+/** A subscription as the hub keeps it: its plan and how far each of its shards has delivered it (`flow`; a state channel has no positions). */
+type HubSubscription = WithoutResume<SubscriptionPlan> & {
   conn: string;
   /** How far each shard's batches have been applied (frames decided, perhaps not yet sent). */
   positions: Record<string, number>;
   /** How far what was sent reaches: the cursor of a heartbeat or a `lagged` message. */
   delivered: Record<string, number>;
-}
+};
+type FlowSubscription = Extract<HubSubscription, { channel: "flow" }>;
 
 const subKey = (conn: string, id: string) => `${conn}:${id}`;
 const STORED = "sub:";
@@ -156,9 +159,20 @@ export class StreamHub extends DurableObject<Bindings> {
   deliver(batch: ShardBatch): string[] {
     const held = [...this.#registering];
     for (const sub of this.#subs.values()) {
-      if (!(batch.shard in sub.positions)) continue;
+      if (sub.channel !== "flow" || !(batch.shard in sub.positions)) continue;
       held.push(subKey(sub.conn, sub.id));
       this.#apply(sub, batch);
+    }
+    return held;
+  }
+
+  /** A status shard's report: every `status` subscription gets it. Returns the keys of those this hub holds. */
+  deliverStatus(report: StatusReport): string[] {
+    const held = [...this.#registering];
+    for (const sub of this.#subs.values()) {
+      if (sub.channel !== "status") continue;
+      held.push(subKey(sub.conn, sub.id));
+      this.#enqueue(sub.conn, async () => this.#connection(sub.conn)?.send({ type: "status", id: sub.id, ...report }));
     }
     return held;
   }
@@ -263,37 +277,57 @@ export class StreamHub extends DurableObject<Bindings> {
       if (!(err instanceof ApiError)) throw err;
       return conn.send({ type: "error", id: message.id, error: err.code, message: err.message });
     }
-    const sub: HubSubscription = {
+    const key = subKey(conn.id, plan.id);
+    this.#registering.add(key);
+    try {
+      if (plan.channel === "status") await this.#subscribeStatus(conn, key, plan);
+      else await this.#subscribeFlow(conn, key, plan);
+    } finally {
+      this.#registering.delete(key);
+    }
+  }
+
+  /** A `status` subscription: registered at its shard, then `subscribed` and the current report. */
+  async #subscribeStatus(conn: Connection, key: string, plan: Extract<SubscriptionPlan, { channel: "status" }>): Promise<void> {
+    const shard = plan.shards[0] as string;
+    const report = await this.env.STATUS_SHARD.getByName(shard).subscribe(String(this.#accountId), key);
+    const sub: HubSubscription = { conn: conn.id, id: plan.id, channel: "status", shards: plan.shards, positions: {}, delivered: {} };
+    this.#subs.set(key, sub);
+    await this.#store(sub);
+    this.#enqueue(conn.id, async () => {
+      conn.send({ type: "subscribed", id: plan.id, channel: "status" });
+      conn.send({ type: "status", id: plan.id, ...report });
+    });
+  }
+
+  /** A `flow` subscription: registered at each of its shards, from its cursor or live; what it missed is read from Postgres. */
+  async #subscribeFlow(conn: Connection, key: string, plan: Extract<SubscriptionPlan, { channel: "flow" }>): Promise<void> {
+    const accountId = this.#accountId as number;
+    const sub: FlowSubscription = {
       conn: conn.id,
       id: plan.id,
-      channel: plan.channel,
+      channel: "flow",
       selection: plan.selection,
       shards: plan.shards,
       positions: {},
       delivered: {},
     };
     const live: Record<string, number> = {};
-    const key = subKey(conn.id, plan.id);
-    this.#registering.add(key);
-    try {
-      for (const shard of plan.shards) {
-        const tickers = plan.selection.tickers.length === 0 ? null : tickersOnShard(shard, plan.selection.tickers);
-        const { position } = await this.#shard(shard).subscribe(shard, String(accountId), key, {
-          tickers,
-          minPremium: plan.selection.minPremium,
-        });
-        live[shard] = position;
-        sub.positions[shard] = Math.min(plan.resume?.[shard] ?? position, position);
-      }
-    } finally {
-      this.#registering.delete(key);
+    for (const shard of plan.shards) {
+      const tickers = plan.selection.tickers.length === 0 ? null : tickersOnShard(shard, plan.selection.tickers);
+      const { position } = await this.#shard(shard).subscribe(shard, String(accountId), key, {
+        tickers,
+        minPremium: plan.selection.minPremium,
+      });
+      live[shard] = position;
+      sub.positions[shard] = Math.min(plan.resume?.[shard] ?? position, position);
     }
     sub.delivered = { ...sub.positions };
-    this.#subs.set(subKey(conn.id, plan.id), sub);
+    this.#subs.set(key, sub);
     await this.#store(sub);
     const positions = { ...sub.positions };
     this.#enqueue(conn.id, async () => {
-      conn.send({ type: "subscribed", id: plan.id, channel: plan.channel, cursor: await this.#sign(positions) });
+      conn.send({ type: "subscribed", id: plan.id, channel: "flow", cursor: await this.#sign(positions) });
     });
     for (const shard of plan.shards) {
       if ((sub.positions[shard] as number) < (live[shard] as number)) this.#catchUp(sub, shard, live[shard] as number);
@@ -305,7 +339,7 @@ export class StreamHub extends DurableObject<Bindings> {
   }
 
   /** One batch for one subscription: duplicates dropped, a gap read from Postgres first, the rest sent as one frame. */
-  #apply(sub: HubSubscription, batch: ShardBatch): void {
+  #apply(sub: FlowSubscription, batch: ShardBatch): void {
     const key = `${subKey(sub.conn, sub.id)}|${batch.shard}`;
     const catching = this.#catching.get(key);
     if (catching !== undefined) {
@@ -322,7 +356,7 @@ export class StreamHub extends DurableObject<Bindings> {
   }
 
   /** Reads a subscription's prints on one shard from its position to `target` (which batches arriving meanwhile move on), then it is live. */
-  #catchUp(sub: HubSubscription, shard: string, target: number): void {
+  #catchUp(sub: FlowSubscription, shard: string, target: number): void {
     const key = `${subKey(sub.conn, sub.id)}|${shard}`;
     this.#catching.set(key, target);
     const db = workerDatabase(this.env, "market");
@@ -364,7 +398,7 @@ export class StreamHub extends DurableObject<Bindings> {
    * position. A client that has not taken `maxBufferedBytes` yet gets `lagged` instead, and its
    * stream closes.
    */
-  #frame(sub: HubSubscription, shard: string, prints: FeedPrint[]): void {
+  #frame(sub: FlowSubscription, shard: string, prints: FeedPrint[]): void {
     const positions = { ...sub.positions };
     if (prints.length === 0) {
       this.#enqueue(sub.conn, async () => void (sub.delivered = positions));
@@ -404,7 +438,7 @@ export class StreamHub extends DurableObject<Bindings> {
 
   /** Each subscription's cursor as far as what was sent reaches (called in the connection's chain, after every frame before it). */
   async #cursorsOf(conn: string): Promise<Record<string, string>> {
-    const subs = [...this.#subs.values()].filter((s) => s.conn === conn);
+    const subs = [...this.#subs.values()].filter((s) => s.conn === conn && s.channel === "flow");
     return Object.fromEntries(await Promise.all(subs.map(async (s) => [s.id, await this.#sign({ ...s.delivered })])));
   }
 
@@ -426,9 +460,8 @@ export class StreamHub extends DurableObject<Bindings> {
     await this.ctx.storage.delete(STORED + key);
     for (const shard of sub.shards) {
       this.#catching.delete(`${key}|${shard}`);
-      await this.#shard(shard)
-        .unsubscribe(String(this.#accountId), key)
-        .catch(() => undefined);
+      const stub = sub.channel === "status" ? this.env.STATUS_SHARD.getByName(shard) : this.#shard(shard);
+      await stub.unsubscribe(String(this.#accountId), key).catch(() => undefined);
     }
   }
 

@@ -2,7 +2,7 @@ import { limitsFor } from "../domain/plans";
 import { ApiError } from "../http/errors";
 import type { FlowSelection, ServedPrint } from "../market/flow";
 import { flowSelection, FlowSelectionQuery } from "../routes/flow/flow-params";
-import { flowShardsOf } from "./shard-rule";
+import { flowShardsOf, statusShard } from "./shard-rule";
 import { readStreamCursor, resumeFrom } from "./stream-cursor";
 import type { SubscribeMessage } from "./messages";
 
@@ -10,13 +10,10 @@ import type { SubscribeMessage } from "./messages";
 export type FeedPrint = ServedPrint & { id: number };
 
 /** A validated subscription: what it selects, the shards that hold it, and where each resumes (absent: live). */
-export interface SubscriptionPlan {
-  id: string;
-  channel: "flow";
-  selection: FlowSelection;
-  shards: string[];
-  resume: Record<string, number> | null;
-}
+export type SubscriptionPlan =
+  | { id: string; channel: "flow"; selection: FlowSelection; shards: string[]; resume: Record<string, number> | null }
+  /** A state channel: the current report, then each new one; nothing to resume. */
+  | { id: string; channel: "status"; shards: string[]; resume: null };
 
 function fieldError(issue: { path: PropertyKey[]; message: string }): ApiError {
   const field = String(issue.path[0] ?? "filters");
@@ -33,6 +30,14 @@ export async function planSubscription(
   secrets: readonly string[],
   now: number,
 ): Promise<SubscriptionPlan> {
+  if (message.channel === "status") {
+    const filter = Object.keys(message.filters ?? {})[0];
+    if (filter !== undefined)
+      throw new ApiError("invalid_parameter", `Invalid filter '${filter.slice(0, 32)}': the status channel takes none.`);
+    if (message.since !== undefined)
+      throw new ApiError("invalid_parameter", "Invalid 'since': the status channel resumes as state, with the current report.");
+    return { id: message.id, channel: "status", shards: [statusShard(caller.accountId)], resume: null };
+  }
   const asQuery = Object.fromEntries(Object.entries(message.filters ?? {}).map(([k, v]) => [k, String(v)]));
   const known = new Set(Object.keys(FlowSelectionQuery.shape));
   const unknown = Object.keys(asQuery).find((k) => !known.has(k));

@@ -5,7 +5,8 @@ import { appendPrints, arrangePrints, type FixturePrint } from "../support/flow-
 import { retainedSessions } from "../support/flow-sessions";
 import { openStream } from "../support/stream-client";
 import { call, expectError, testEnv } from "../support/worker";
-import { FlowMessageSchema } from "../../src/streams/messages";
+import { FlowMessageSchema, StatusMessageSchema } from "../../src/streams/messages";
+import { sessionStatus } from "../../src/streams/session-status";
 import { CLOSE_CODES, STREAM_LIMITS } from "../../src/streams/limits";
 
 let session: string;
@@ -186,6 +187,24 @@ describe("GET /v1/stream: the flow channel", () => {
     seen.push(...(await sizes(second, 2)));
     expect(seen).toEqual([31, 32, 33, 34, 35]);
     second.socket.close(1000);
+  });
+
+  it("status: the current report at once (the session's phase by the calendar, each feed's lag as /ready has it), no cursor, no filters", async () => {
+    const { keys } = await newAccount();
+    const stream = await openStream(keys[0]!.key);
+    stream.send({ type: "subscribe", id: "st", channel: "status", filters: { ticker: "SPY" } });
+    expect((await stream.next("error")).message).toMatch(/'ticker'.*takes none/);
+    stream.send({ type: "subscribe", id: "st", channel: "status" });
+    const subscribed = await stream.next("subscribed", (m) => m.id === "st");
+    expect(subscribed.cursor).toBeUndefined();
+    const report = await stream.next("status");
+    StatusMessageSchema.parse(report);
+    expect(report.session).toEqual(sessionStatus(new Date(report.time)));
+    const ready = (await (await call("/ready")).json()) as { feeds: { feed: string; schema: string; position: string }[] };
+    expect(report.feeds.map(({ feed, schema, position }) => ({ feed, schema, position }))).toEqual(
+      ready.feeds.map(({ feed, schema, position }) => ({ feed, schema, position })),
+    );
+    stream.socket.close(1000);
   });
 
   it("closes the streams of a revoked key within a heartbeat, with close code 4401", { timeout: 30_000 }, async () => {

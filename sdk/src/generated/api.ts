@@ -546,7 +546,9 @@ export interface paths {
          *     own backend). Opening counts one request against the per-minute limit, and so does each subscribe; a stream holds no in-flight slot.
          *     An account holds at most 5 streams (`/v1/usage` shows them), each at most 10 subscriptions.
          *
-         *     **Channels**: `flow` — prints as `/v1/flow` returns them, filtered with its parameters.
+         *     **Channels**: `flow`, `status`. `flow`: prints as `/v1/flow` returns them, filtered with its
+         *     parameters. `status` (no filters): the session's phase (pre-open, open, closed, early close) and each feed schema's lag, at once
+         *     and every 5 s, so a quiet market can be told from a broken feed.
          *
          *     **WebSocket**: send `{"type":"subscribe","id":"a","channel":"flow","filters":{"tickers":"SPY,QQQ","minPremium":50000}}`
          *     (`StreamClientMessage`); the stream answers `subscribed`, then `flow` messages (`StreamServerMessage`). Acknowledge data
@@ -604,10 +606,10 @@ export interface components {
             /** @description The client's name for the subscription; every message of it carries it back. */
             id: string;
             /**
-             * @description `flow`: prints as `/v1/flow` returns them, in feed order per shard.
+             * @description `flow`: prints as `/v1/flow` returns them, in feed order per shard; `status`: the session's phase and the feed's lag.
              * @enum {string}
              */
-            channel: "flow";
+            channel: "flow" | "status";
             /** @description The REST twin's query parameters (`/v1/flow`: symbols/tickers, minPremium, side, sentiment, type, executionType). */
             filters?: {
                 [key: string]: string | number | boolean;
@@ -642,9 +644,9 @@ export interface components {
             /** @description The client's name for the subscription; every message of it carries it back. */
             id: string;
             /** @enum {string} */
-            channel: "flow";
-            /** @description Opaque, signed: resume with `since` (WebSocket) or `Last-Event-ID` (SSE). */
-            cursor: string;
+            channel: "flow" | "status";
+            /** @description Where the subscription starts (`flow`); a state channel (`status`) has none. */
+            cursor?: string;
         } | {
             /** @constant */
             type: "unsubscribed";
@@ -716,6 +718,38 @@ export interface components {
                  */
                 ivSource: "trade" | "mid" | "snapshot" | "none";
                 isETFOrIndex: boolean;
+            }[];
+        } | {
+            /** @constant */
+            type: "status";
+            /** @description The client's name for the subscription; every message of it carries it back. */
+            id: string;
+            /** Format: date-time */
+            time: string;
+            session: {
+                /**
+                 * Format: date
+                 * @description Today's session (ET), or the next one when today has none.
+                 */
+                date: string;
+                /** @enum {string} */
+                phase: "pre_open" | "open" | "closed";
+                /** @description The session closes at 13:00 ET. */
+                earlyClose: boolean;
+                /** Format: date-time */
+                opensAt: string;
+                /** Format: date-time */
+                closesAt: string;
+            };
+            /** @description How far the ingestor has stored each feed's schemas: a lag growing while the session is open is a broken feed. */
+            feeds: {
+                feed: string;
+                /** @description The vendor schema: definition, statistics, cbbo-1m, tcbbo. */
+                schema: string;
+                /** @description UTC timestamp: the newest receive time whose records are all stored. */
+                position: string;
+                /** @description Seconds from `position` to now. Informational: lag alone never fails readiness (statistics arrive once a day). */
+                lagSeconds: number;
             }[];
         } | {
             /** @constant */
@@ -4010,7 +4044,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description SSE: the channel. */
-                channel?: "flow";
+                channel?: "flow" | "status";
                 /** @description SSE: the subscription's id (default `sse`). */
                 id?: string;
                 /** @description SSE: a cursor to resume after. */

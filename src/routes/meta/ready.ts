@@ -2,6 +2,7 @@ import { z } from "zod";
 import { rawSql } from "../../db/client";
 import { defineRoute } from "../../http/route";
 import { SERVICE_VERSION } from "../../version";
+import { FEED_POSITIONS, FeedLagSchema, feedLags } from "../../market/feed-lag";
 
 const PROBE_TIMEOUT_MS = 2_000;
 /** A public route must not turn every call into two database round trips: results are reused this long per isolate. */
@@ -11,15 +12,6 @@ const CheckSchema = z.object({
   ok: z.boolean(),
   latencyMs: z.number().describe("Round-trip time of the probe query."),
   error: z.string().optional().describe("Short reason when the probe failed; no internal detail."),
-});
-
-const FeedLagSchema = z.object({
-  feed: z.string(),
-  schema: z.string().describe("The vendor schema: definition, statistics, cbbo-1m, tcbbo."),
-  position: z.string().describe("UTC timestamp: the newest receive time whose records are all stored."),
-  lagSeconds: z
-    .number()
-    .describe("Seconds from `position` to now. Informational: lag alone never fails readiness (statistics arrive once a day)."),
 });
 
 export const ReadinessSchema = z.object({
@@ -53,20 +45,6 @@ async function probe(url: string, query: string): Promise<{ check: Check; rows: 
   }
 }
 
-/** The market probe reads the ingestor's positions: the same one round trip answers both questions. */
-const FEED_POSITIONS = "select feed, schema, ts_recv::text as ts_recv from feed_positions order by feed, schema";
-
-function feedLags(rows: Record<string, unknown>[], now: number): Readiness["feeds"] {
-  return rows.map((r) => {
-    const at = Number(BigInt(r.ts_recv as string) / 1_000_000n);
-    return {
-      feed: r.feed as string,
-      schema: r.schema as string,
-      position: new Date(at).toISOString(),
-      lagSeconds: Math.max(0, (now - at) / 1000),
-    };
-  });
-}
 
 let last: { key: string; at: number; probed: Probed } | undefined;
 
