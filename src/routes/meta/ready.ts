@@ -45,7 +45,6 @@ async function probe(url: string, query: string): Promise<{ check: Check; rows: 
   }
 }
 
-
 let last: { key: string; at: number; probed: Probed } | undefined;
 
 /** Both probes, or the result of the last ones for the same databases if they are recent enough. */
