@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newAccount } from "../support/accounts";
 import { floodPrints, arrangePrints } from "../support/flow-fixture";
 import { retainedSessions } from "../support/flow-sessions";
@@ -16,6 +16,10 @@ const FLOOD = 20_000;
 beforeAll(async () => {
   ({ newest: session, asOf } = await retainedSessions());
 });
+// The floods leave the shared market database as they found it.
+afterAll(async () => {
+  for (const ticker of ["LAGWS", "ACKWS", "LAGSSE"]) await arrangePrints(ticker, []);
+});
 
 const volumesOf = (messages: ServerMessage[]) => messages.flatMap((m) => (m.type === "flow" ? m.prints.map((p) => p.volume) : []));
 const numbered = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
@@ -26,7 +30,7 @@ describe("slow consumers", () => {
     await arrangePrints(ticker, []);
     const { keys } = await newAccount();
     const silent = await openStream(keys[0]!.key);
-    silent.send({ type: "subscribe", id: "s", channel: "flow", filters: { ticker } });
+    silent.send({ type: "subscribe", id: "s", channel: "flow", filters: { ticker, minPremium: 1_000 } });
     await silent.next("subscribed");
     await floodPrints(ticker, session, asOf, FLOOD);
     bodyOf(await admin.wakeStreams());
@@ -40,7 +44,7 @@ describe("slow consumers", () => {
     expect(sentBytes).toBeLessThanOrEqual(STREAM_LIMITS.maxBufferedBytes + 400_000);
 
     const reader = await openStream(keys[0]!.key, {}, { ack: true });
-    reader.send({ type: "subscribe", id: "s", channel: "flow", filters: { ticker }, since: lagged.cursors.s });
+    reader.send({ type: "subscribe", id: "s", channel: "flow", filters: { ticker, minPremium: 1_000 }, since: lagged.cursors.s });
     while (volumesOf(reader.messages).length < FLOOD - received.length) await reader.next("flow", () => true, 20_000);
     expect([...received, ...volumesOf(reader.messages)]).toEqual(numbered(1, FLOOD));
     reader.socket.close(1000);
@@ -51,7 +55,7 @@ describe("slow consumers", () => {
     await arrangePrints(ticker, []);
     const { keys } = await newAccount();
     const stream = await openStream(keys[0]!.key, {}, { ack: true });
-    stream.send({ type: "subscribe", id: "a", channel: "flow", filters: { ticker } });
+    stream.send({ type: "subscribe", id: "a", channel: "flow", filters: { ticker, minPremium: 1_000 } });
     await stream.next("subscribed");
     await floodPrints(ticker, session, asOf, FLOOD);
     bodyOf(await admin.wakeStreams());
@@ -65,7 +69,7 @@ describe("slow consumers", () => {
     const ticker = "LAGSSE";
     await arrangePrints(ticker, []);
     const { keys } = await newAccount();
-    const res = await call(`/v1/stream?channel=flow&id=s&ticker=${ticker}`, {
+    const res = await call(`/v1/stream?channel=flow&id=s&ticker=${ticker}&minPremium=1000`, {
       headers: { Authorization: `Bearer ${keys[0]!.key}`, Accept: "text/event-stream" },
     });
     expect(res.status).toBe(200);

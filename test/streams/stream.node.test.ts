@@ -54,7 +54,7 @@ describe("/v1/stream against wrangler dev", () => {
     async () => {
       const ticker = "NODEWS";
       await nodeMarketSql().query("delete from flow_prints where ticker = $1", [ticker]);
-      const subscribe = { type: "subscribe", id: "n", channel: "flow", filters: { ticker } };
+      const subscribe = { type: "subscribe", id: "n", channel: "flow", filters: { ticker, minPremium: 1_000 } };
       const { volumes } = await collect(
         key,
         subscribe,
@@ -73,7 +73,7 @@ describe("/v1/stream against wrangler dev", () => {
     await nodeMarketSql().query("delete from flow_prints where ticker = $1", [ticker]);
     const read = async (headers: Record<string, string>, want: number) => {
       const controller = new AbortController();
-      const res = await fetch(`${sharedWorker().url}/v1/stream?channel=flow&ticker=${ticker}`, {
+      const res = await fetch(`${sharedWorker().url}/v1/stream?channel=flow&ticker=${ticker}&minPremium=1000`, {
         headers: { Authorization: `Bearer ${key}`, Accept: "text/event-stream", ...headers },
         signal: controller.signal,
       });

@@ -12,11 +12,12 @@ import { CLOSE_CODES, STREAM_LIMITS } from "../../src/streams/limits";
 let session: string;
 let asOf: string;
 
+/** Premium 3,100 and up: under `/v1/flow`'s default floor, so the flow tests' default answers never count them. */
 const print = (ticker: string, n: number, extra: Partial<FixturePrint> = {}): FixturePrint => ({
   ticker,
   sessionDate: session,
   executedAt: new Date(Date.parse(asOf) - 60_000 + n).toISOString(),
-  price: 5,
+  price: 1,
   size: 30 + n,
   ...extra,
 });
@@ -80,14 +81,14 @@ describe("GET /v1/stream: the flow channel", () => {
     await arrangePrints("STRMB", []);
     const { keys } = await newAccount();
     const stream = await openStream(keys[0]!.key);
-    stream.send({ type: "subscribe", id: "a", channel: "flow", filters: { tickers: "STRMA", minPremium: 14_000, type: "call" } });
+    stream.send({ type: "subscribe", id: "a", channel: "flow", filters: { tickers: "STRMA", minPremium: 3_000, type: "call" } });
     const subscribed = await stream.next("subscribed", (m) => m.id === "a");
     expect(subscribed.cursor).toMatch(/\./);
     await appendPrints([
       print("STRMA", 1),
       print("STRMB", 2),
       print("STRMA", 3, { optionType: "put" }),
-      print("STRMA", 4, { price: 1 }),
+      print("STRMA", 4, { price: 0.5 }),
       print("STRMA", 5),
     ]);
     await wake();
@@ -125,7 +126,7 @@ describe("GET /v1/stream: the flow channel", () => {
     await arrangePrints("STRMC", []);
     const { keys } = await newAccount();
     const first = await openStream(keys[0]!.key);
-    first.send({ type: "subscribe", id: "c", channel: "flow", filters: { ticker: "STRMC" } });
+    first.send({ type: "subscribe", id: "c", channel: "flow", filters: { ticker: "STRMC", minPremium: 1_000 } });
     await first.next("subscribed");
     await appendPrints([print("STRMC", 1), print("STRMC", 2)]);
     await wake();
@@ -141,7 +142,7 @@ describe("GET /v1/stream: the flow channel", () => {
     // Written while nobody listens.
     await appendPrints([print("STRMC", 3), print("STRMC", 4), print("STRMC", 5)]);
     const second = await openStream(keys[0]!.key);
-    second.send({ type: "subscribe", id: "c", channel: "flow", filters: { ticker: "STRMC" }, since: cursor });
+    second.send({ type: "subscribe", id: "c", channel: "flow", filters: { ticker: "STRMC", minPremium: 1_000 }, since: cursor });
     await second.next("subscribed");
     await appendPrints([print("STRMC", 6)]);
     await wake();
@@ -163,7 +164,7 @@ describe("GET /v1/stream: the flow channel", () => {
       return got;
     };
     const first = await openStream(key);
-    first.send({ type: "subscribe", id: "e", channel: "flow", filters: { ticker } });
+    first.send({ type: "subscribe", id: "e", channel: "flow", filters: { ticker, minPremium: 1_000 } });
     await first.next("subscribed");
     await appendPrints([print(ticker, 1)]);
     await wake();
@@ -180,7 +181,13 @@ describe("GET /v1/stream: the flow channel", () => {
     await first.closed;
     await appendPrints([print(ticker, 4)]);
     const second = await openStream(key);
-    second.send({ type: "subscribe", id: "e", channel: "flow", filters: { ticker }, since: (cursor as { cursor: string }).cursor });
+    second.send({
+      type: "subscribe",
+      id: "e",
+      channel: "flow",
+      filters: { ticker, minPremium: 1_000 },
+      since: (cursor as { cursor: string }).cursor,
+    });
     await second.next("subscribed");
     await appendPrints([print(ticker, 5)]);
     await wake();

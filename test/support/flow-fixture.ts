@@ -68,14 +68,15 @@ export async function feedNewest(): Promise<{ session: string; asOf: string }> {
 
 /**
  * `count` prints of `ticker` in one statement, in feed order, `volume` numbering them from
- * `firstVolume`: a flood for the streams' tests (premium 15,000 each, an hour before `before`).
+ * `firstVolume`: a flood for the streams' tests, an hour before `before`. Premium 3,000 each, under
+ * `/v1/flow`'s default floor, so the flow tests' default answers never count them.
  */
 export async function floodPrints(ticker: string, session: string, before: string, count: number, firstVolume = 1): Promise<void> {
   await marketSql().query(
     `insert into flow_prints (executed_at, session_date, ticker, option_symbol, option_type, strike, expiration, price, size, premium,
        bid, ask, underlying_price, otm_pct, side, sentiment, execution_type, volume, is_etf_or_index, print_class)
      select $1::timestamptz - interval '1 hour' + g * interval '1 millisecond', $2::date, $3, $3 || '271217C00050000', 'call', 50,
-       '2027-12-17', 5, 30, 15000, 4.95, 5.05, 50, 0, 'ask', 'bullish', 'sweep', g, false, 'regular'
+       '2027-12-17', 1, 30, 3000, 0.95, 1.05, 50, 0, 'ask', 'bullish', 'sweep', g, false, 'regular'
      from generate_series($4::int, $4::int + $5::int - 1) as g order by g`,
     [before, session, ticker, firstVolume, count],
   );
