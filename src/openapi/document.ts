@@ -5,7 +5,7 @@ import { routeErrorCodes } from "../http/pipeline-errors";
 import type { RouteSpec } from "../http/route";
 import { API_VERSION } from "../version";
 import { GETTING_STARTED } from "./getting-started";
-import { jsonSchema, type JsonSchema } from "./json-schema";
+import { errorResponse, jsonSchema, type JsonSchema } from "./json-schema";
 import { streamOperation, STREAM_SCHEMAS } from "./stream-operation";
 
 export { jsonSchema };
@@ -52,19 +52,7 @@ function errorResponses(route: RouteSpec): Record<string, JsonSchema> {
   }
   const out: Record<string, JsonSchema> = {};
   for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
-    out[String(status)] = {
-      description: STATUS_TEXT[status] ?? "Error.",
-      content: {
-        "application/json": {
-          schema: {
-            allOf: [
-              { $ref: "#/components/schemas/Error" },
-              { type: "object", properties: { error: { enum: codes.sort() }, status: { const: status } } },
-            ],
-          },
-        },
-      },
-    };
+    out[String(status)] = errorResponse(STATUS_TEXT[status] ?? "Error.", codes, status);
   }
   return out;
 }

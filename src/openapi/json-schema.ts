@@ -12,3 +12,20 @@ export function jsonSchema(schema: z.ZodType, io: "input" | "output"): JsonSchem
   }) as JsonSchema;
   return rest;
 }
+
+/** An error response of the description: the envelope, its `error` the enum of exactly `codes`. */
+export function errorResponse(description: string, codes: readonly string[], status: number): JsonSchema {
+  return {
+    description,
+    content: {
+      "application/json": {
+        schema: {
+          allOf: [
+            { $ref: "#/components/schemas/Error" },
+            { type: "object", properties: { error: { enum: [...codes].sort() }, status: { const: status } } },
+          ],
+        },
+      },
+    },
+  };
+}

@@ -2,7 +2,7 @@ import { ENTITLEMENT_REASONS } from "../domain/entitlement-reasons";
 import { FlowSelectionQuery } from "../routes/flow/flow-params";
 import { CLOSE_CODES, STREAM_LIMITS } from "../streams/limits";
 import { CHANNELS, ClientMessageSchema, ServerMessageSchema } from "../streams/messages";
-import { jsonSchema, type JsonSchema } from "./json-schema";
+import { errorResponse, jsonSchema, type JsonSchema } from "./json-schema";
 
 /** The message schemas of `/v1/stream`, both ways, as the description's components. */
 export const STREAM_SCHEMAS: Record<string, JsonSchema> = {
@@ -41,20 +41,6 @@ stream delivers everything after it, from the database then live, with no gap an
 **Close codes**: ${Object.entries(CLOSE_CODES)
   .map(([name, code]) => `${code} ${CLOSE_MEANINGS[name as keyof typeof CLOSE_CODES]}`)
   .join("; ")}. Deploys cut every socket: reconnect and resume.`;
-
-const errorResponse = (description: string, codes: string[], status: number): JsonSchema => ({
-  description,
-  content: {
-    "application/json": {
-      schema: {
-        allOf: [
-          { $ref: "#/components/schemas/Error" },
-          { type: "object", properties: { error: { enum: codes.sort() }, status: { const: status } } },
-        ],
-      },
-    },
-  },
-});
 
 /** `GET /v1/stream` in the API description: not a route spec (it answers 101 or an event stream), described here from the same types. */
 export function streamOperation(): JsonSchema {
