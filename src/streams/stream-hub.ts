@@ -100,6 +100,8 @@ export class StreamHub extends DurableObject<Bindings> {
     conn.send(welcome);
     const subscribe = JSON.parse(request.headers.get("X-Stream-Subscribe") ?? "null") as SubscribeMessage;
     await this.#subscribe(conn, caller.keyId, subscribe);
+    // Refused after the route's checks (the per-minute limit reached meanwhile): the error event, then the end.
+    if (![...this.#subs.values()].some((s) => s.conn === id)) conn.close(1008, "not_subscribed");
     return conn.response;
   }
 
