@@ -48,7 +48,6 @@ export const ClientMessageSchema = z.discriminatedUnion("type", [
   PingMessageSchema,
   AckMessageSchema,
 ]);
-export type ClientMessage = z.infer<typeof ClientMessageSchema>;
 export type SubscribeMessage = z.infer<typeof SubscribeMessageSchema>;
 
 const Cursor = z.string().describe("Opaque, signed: resume with `since` (WebSocket) or `Last-Event-ID` (SSE).");
@@ -128,6 +127,5 @@ export const ServerMessageSchema = z.discriminatedUnion("type", [
   ClosingMessageSchema,
 ]);
 export type ServerMessage = z.infer<typeof ServerMessageSchema>;
-export type FlowMessage = z.infer<typeof FlowMessageSchema>;
 /** A `status` message without its subscription id: what a status shard hands every hub. */
 export type StatusReport = Omit<z.infer<typeof StatusMessageSchema>, "type" | "id">;
