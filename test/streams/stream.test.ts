@@ -1,4 +1,4 @@
-import { evictDurableObject } from "cloudflare:test";
+import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { accountIdOf, admin, bodyOf, newAccount } from "../support/accounts";
 import { appendPrints, arrangePrints, type FixturePrint } from "../support/flow-fixture";
@@ -7,6 +7,7 @@ import { openStream } from "../support/stream-client";
 import { call, expectError, testEnv } from "../support/worker";
 import { FlowMessageSchema, StatusMessageSchema } from "../../src/streams/messages";
 import { sessionStatus } from "../../src/streams/session-status";
+import { flowBucketShard } from "../../src/streams/shard-rule";
 import { CLOSE_CODES, STREAM_LIMITS } from "../../src/streams/limits";
 
 let session: string;
@@ -194,6 +195,32 @@ describe("GET /v1/stream: the flow channel", () => {
     seen.push(...(await sizes(second, 2)));
     expect(seen).toEqual([31, 32, 33, 34, 35]);
     second.socket.close(1000);
+  });
+
+  it("a shard forgets a subscription its hub no longer holds (a hub gone without unsubscribing), at the next batch", async () => {
+    const ticker = "STRMG";
+    await arrangePrints(ticker, []);
+    const account = await newAccount();
+    const hub = String(await accountIdOf(account));
+    const stream = await openStream(account.keys[0]!.key);
+    stream.send({ type: "subscribe", id: "g", channel: "flow", filters: { ticker, minPremium: 1_000 } });
+    await stream.next("subscribed");
+    const name = flowBucketShard(ticker);
+    const shard = testEnv.STREAM_SHARD.getByName(name);
+    // A subscription the hub never had: what a shard is left with when a hub loses one without telling it.
+    await shard.subscribe(name, hub, "ghost:g", { tickers: [ticker], minPremium: 1_000 });
+    const interests = () =>
+      runInDurableObject(
+        shard,
+        async (_instance, state) => (await state.storage.get<Record<string, Record<string, unknown>>>("interests"))?.[hub],
+      );
+    expect(Object.keys((await interests()) ?? {}).sort()).toEqual([expect.stringMatching(/:g$/), "ghost:g"].sort());
+    await appendPrints([print(ticker, 1)]);
+    await wake();
+    await stream.next("flow");
+    await expect.poll(async () => Object.keys((await interests()) ?? {})).not.toContain("ghost:g");
+    expect(Object.keys((await interests()) ?? {})).toHaveLength(1);
+    stream.socket.close(1000);
   });
 
   it("status: the current report at once (the session's phase by the calendar, each feed's lag as /ready has it), no cursor, no filters", async () => {
