@@ -10,7 +10,7 @@ import type { ServerMessage } from "../../src/streams/messages";
 
 let session: string;
 let asOf: string;
-/** Twice the window in JSON (about 420 bytes a print). */
+/** Twice the window in JSON (about 420 bytes a print): 60,000 prints in all, so this file runs alone, after the others. */
 const FLOOD = 20_000;
 
 beforeAll(async () => {
