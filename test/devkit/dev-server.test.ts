@@ -158,6 +158,10 @@ describe.concurrent("npm run dev", () => {
 
     const frozen = await room.start({ PGLITE_DIR: pglite }, ["--static"]);
     expect(frozen.up, frozen.output()).toBe(true);
+    // Printed after the banner `up` waits for (one more database read): on a loaded machine, a moment later.
+    for (const deadline = Date.now() + 10_000; !/market frozen: --static/.test(frozen.output()) && Date.now() < deadline;) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
     expect(frozen.output()).toMatch(/market frozen: --static/);
     const first = await read(frozen.base);
     await new Promise((r) => setTimeout(r, 3_000));
