@@ -22,7 +22,7 @@ export type TailSelection = Omit<FlowSelection, "tickers"> & { tickers: readonly
 export function flowTailQuery(db: Database, range: TailRange, selection: TailSelection, limit: number) {
   const tickers = selection.tickers;
   return db
-    .select({ id: flowPrints.id, ...flowPrintColumns })
+    .select({ id: flowPrints.id, printClass: flowPrints.printClass, ...flowPrintColumns })
     .from(flowPrints)
     .where(
       and(
@@ -48,4 +48,14 @@ export function flowTailQuery(db: Database, range: TailRange, selection: TailSel
 /** How far the feed is committed: the largest visible id (0 when empty). One backward probe of each partition's key. */
 export function feedHighWaterQuery(db: Database) {
   return db.select({ id: sql<number>`coalesce(max(${flowPrints.id}), 0)::float8` }).from(flowPrints);
+}
+
+/** The session of the feed at a position: the newest of the prints at or before it (none for an empty feed). */
+export function sessionAtQuery(db: Database, position: number) {
+  return db
+    .select({ session: flowPrints.sessionDate })
+    .from(flowPrints)
+    .where(lte(flowPrints.id, position))
+    .orderBy(sql`${flowPrints.id} desc`)
+    .limit(1);
 }

@@ -1,4 +1,4 @@
-import { and, eq, gte, inArray, sql, type SQL } from "drizzle-orm";
+import { and, eq, gte, inArray, lte, sql, type SQL } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import type { Database } from "../db/client";
 import { equityQuotes, flowPrints } from "../db/schema";
@@ -151,9 +151,9 @@ const regular = sql`${flowPrints.printClass} = 'regular'`;
 /**
  * One ticker's prints at or above `minPremium` per UTC minute: net call and put premium (ask-side
  * minus bid-side, regular prints only — complex prints carry no direction), net contracts, and
- * the contracts of every standing print. Served by `flow_prints_ticker_time_idx`.
+ * the contracts of every standing print (up to a feed position, for a stream's starting point). Served by `flow_prints_ticker_time_idx`.
  */
-export function netFlowMinutesQuery(db: Database, ticker: string, from: Bound, to: Bound, minPremium: number) {
+export function netFlowMinutesQuery(db: Database, ticker: string, from: Bound, to: Bound, minPremium: number, throughId?: number) {
   const minute = sql<string>`date_trunc('minute', ${flowPrints.executedAt})`;
   return db
     .select({
@@ -164,7 +164,15 @@ export function netFlowMinutesQuery(db: Database, ticker: string, from: Bound, t
       volume: sql<number>`sum(${flowPrints.size})::float8`,
     })
     .from(flowPrints)
-    .where(and(eq(flowPrints.ticker, ticker), inWindow(from, to), gte(flowPrints.premium, minPremium), standing))
+    .where(
+      and(
+        eq(flowPrints.ticker, ticker),
+        inWindow(from, to),
+        gte(flowPrints.premium, minPremium),
+        standing,
+        throughId !== undefined ? lte(flowPrints.id, throughId) : undefined,
+      ),
+    )
     .groupBy(minute)
     .orderBy(minute);
 }

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { ERROR_STATUS, type ErrorCode } from "../http/errors";
 import { FeedLagSchema } from "../market/feed-lag";
 import { FlowPrintSchema } from "../routes/flow/flow";
+import { NetFlowSchema } from "../routes/flow/net-flow";
 import { STREAM_LIMITS } from "./limits";
 
 /**
@@ -9,7 +10,7 @@ import { STREAM_LIMITS } from "./limits";
  * with them and the API description publishes them as JSON Schema.
  */
 
-export const CHANNELS = ["flow", "status"] as const;
+export const CHANNELS = ["flow", "netflow", "status"] as const;
 export type Channel = (typeof CHANNELS)[number];
 
 const SubscriptionId = z
@@ -26,11 +27,15 @@ export const SubscribeMessageSchema = z
     id: SubscriptionId,
     channel: z
       .enum(CHANNELS)
-      .describe("`flow`: prints as `/v1/flow` returns them, in feed order per shard; `status`: the session's phase and the feed's lag."),
+      .describe(
+        "`flow`: prints as `/v1/flow` returns them, in feed order per shard; `netflow`: one underlying's 1-minute cumulative net flow as `/v1/flow/net` computes it; `status`: the session's phase and the feed's lag.",
+      ),
     filters: z
       .record(z.string().max(32), FilterValue)
       .optional()
-      .describe("The REST twin's query parameters (`/v1/flow`: symbols/tickers, minPremium, side, sentiment, type, executionType)."),
+      .describe(
+        "The REST twin's query parameters (`/v1/flow`: symbols/tickers, minPremium, side, sentiment, type, executionType; `/v1/flow/net`: symbol, minPremium).",
+      ),
     since: z.string().max(512).optional().describe("A cursor of this stream: deliver everything after it, then live."),
   })
   .strict();
@@ -62,7 +67,7 @@ export const SubscribedMessageSchema = z.object({
   type: z.literal("subscribed"),
   id: SubscriptionId,
   channel: z.enum(CHANNELS),
-  cursor: Cursor.optional().describe("Where the subscription starts (`flow`); a state channel (`status`) has none."),
+  cursor: Cursor.optional().describe("Where the subscription starts (`flow`, `netflow`); a state channel (`status`) has none."),
 });
 export const UnsubscribedMessageSchema = z.object({ type: z.literal("unsubscribed"), id: SubscriptionId });
 export const FlowMessageSchema = z.object({
@@ -71,6 +76,18 @@ export const FlowMessageSchema = z.object({
   seq: z.int().describe("This stream's data messages, numbered from 1: acknowledge with `ack` (WebSocket)."),
   cursor: Cursor.describe("Resumes after the last print of this message."),
   prints: z.array(FlowPrintSchema),
+});
+export const NetflowMessageSchema = z.object({
+  type: z.literal("netflow"),
+  id: SubscriptionId,
+  seq: z.int().describe("This stream's data messages, numbered from 1: acknowledge with `ack` (WebSocket)."),
+  cursor: Cursor.describe("Resumes after the last print this message counts."),
+  ticker: z.string(),
+  session: z.iso.date().describe("The session the points belong to: a new session starts the sums over."),
+  points: NetFlowSchema.shape.points.describe(
+    "The minutes the new prints moved, chronological, each cumulative from the session's first minute as `/v1/flow/net` gives it: " +
+      "replace the points you hold with the same `t`. The first message of a subscription without `since` carries the whole session so far.",
+  ),
 });
 export const StatusMessageSchema = z.object({
   type: z.literal("status"),
@@ -119,6 +136,7 @@ export const ServerMessageSchema = z.discriminatedUnion("type", [
   SubscribedMessageSchema,
   UnsubscribedMessageSchema,
   FlowMessageSchema,
+  NetflowMessageSchema,
   StatusMessageSchema,
   HeartbeatMessageSchema,
   PongMessageSchema,

@@ -2,8 +2,10 @@ import { DurableObject } from "cloudflare:workers";
 import { workerDatabase } from "../db/worker-database";
 import { configFrom, type Bindings } from "../env";
 import { ApiError } from "../http/errors";
-import { servedPrint } from "../market/flow";
-import { flowTailQuery } from "../market/flow-tail";
+import { emptyFold, foldPrints, pointsFrom, type NetFlowFold, type NetFlowPrint } from "../analytics/net-flow-fold";
+import { isoTimestamp } from "../db/timestamps";
+import { netFlowMinutesQuery } from "../market/flow";
+import { flowTailQuery, sessionAtQuery } from "../market/flow-tail";
 import type { KeyStanding } from "../limits/admission";
 import { AckWindow, type Connection, SseConnection, socketConnection, type SocketAttachment } from "./connection";
 import { CLOSE_CODES, STREAM_LIMITS } from "./limits";
@@ -11,7 +13,7 @@ import { ClientMessageSchema, type ServerMessage, type StatusReport, type Subscr
 import { tickersOnShard } from "./shard-rule";
 import type { ShardBatch } from "./stream-shard";
 import { signStreamCursor } from "./stream-cursor";
-import { clientPrint, planSubscription, selects, type FeedPrint, type SubscriptionPlan } from "./subscription";
+import { clientPrint, feedPrint, planSubscription, selects, type FeedChannel, type FeedPrint, type SubscriptionPlan } from "./subscription";
 
 /** Who opened a stream, as the Worker's route hands it over after authenticating and metering it. */
 export interface StreamCaller {
@@ -28,8 +30,10 @@ type HubSubscription = WithoutResume<SubscriptionPlan> & {
   positions: Record<string, number>;
   /** How far what was sent reaches: the cursor of a heartbeat or a `lagged` message. */
   delivered: Record<string, number>;
+  /** `netflow`: the session's minutes summed so far. */
+  fold?: NetFlowFold;
 };
-type FlowSubscription = Extract<HubSubscription, { channel: "flow" }>;
+type FeedSubscription = Extract<HubSubscription, { channel: FeedChannel }>;
 
 const subKey = (conn: string, id: string) => `${conn}:${id}`;
 const STORED = "sub:";
@@ -161,7 +165,7 @@ export class StreamHub extends DurableObject<Bindings> {
   deliver(batch: ShardBatch): string[] {
     const held = [...this.#registering];
     for (const sub of this.#subs.values()) {
-      if (sub.channel !== "flow" || !(batch.shard in sub.positions)) continue;
+      if (sub.channel === "status" || !(batch.shard in sub.positions)) continue;
       held.push(subKey(sub.conn, sub.id));
       this.#apply(sub, batch);
     }
@@ -283,7 +287,7 @@ export class StreamHub extends DurableObject<Bindings> {
     this.#registering.add(key);
     try {
       if (plan.channel === "status") await this.#subscribeStatus(conn, key, plan);
-      else await this.#subscribeFlow(conn, key, plan);
+      else await this.#subscribeFeed(conn, key, plan);
     } finally {
       this.#registering.delete(key);
     }
@@ -302,13 +306,17 @@ export class StreamHub extends DurableObject<Bindings> {
     });
   }
 
-  /** A `flow` subscription: registered at each of its shards, from its cursor or live; what it missed is read from Postgres. */
-  async #subscribeFlow(conn: Connection, key: string, plan: Extract<SubscriptionPlan, { channel: "flow" }>): Promise<void> {
+  /**
+   * A `flow` or `netflow` subscription: registered at each of its shards, from its cursor or live;
+   * what it missed is read from Postgres. Net flow starts from the session's sums at that position
+   * (and, live, sends them first).
+   */
+  async #subscribeFeed(conn: Connection, key: string, plan: Extract<SubscriptionPlan, { channel: FeedChannel }>): Promise<void> {
     const accountId = this.#accountId as number;
-    const sub: FlowSubscription = {
+    const sub: FeedSubscription = {
       conn: conn.id,
       id: plan.id,
-      channel: "flow",
+      channel: plan.channel,
       selection: plan.selection,
       shards: plan.shards,
       positions: {},
@@ -325,12 +333,16 @@ export class StreamHub extends DurableObject<Bindings> {
       sub.positions[shard] = Math.min(plan.resume?.[shard] ?? position, position);
     }
     sub.delivered = { ...sub.positions };
+    if (plan.channel === "netflow") sub.fold = await this.#netFlowAt(plan.selection, sub.positions);
     this.#subs.set(key, sub);
     await this.#store(sub);
     const positions = { ...sub.positions };
     this.#enqueue(conn.id, async () => {
-      conn.send({ type: "subscribed", id: plan.id, channel: "flow", cursor: await this.#sign(positions) });
+      conn.send({ type: "subscribed", id: plan.id, channel: plan.channel, cursor: await this.#sign(positions) });
     });
+    if (plan.channel === "netflow" && plan.resume === null && sub.fold?.session) {
+      this.#sendData(sub, positions, (seq, cursor) => this.#netflowMessage(sub, seq, cursor, sub.fold as NetFlowFold, -Infinity));
+    }
     for (const shard of plan.shards) {
       if ((sub.positions[shard] as number) < (live[shard] as number)) this.#catchUp(sub, shard, live[shard] as number);
     }
@@ -340,8 +352,19 @@ export class StreamHub extends DurableObject<Bindings> {
     return this.env.STREAM_SHARD.getByName(name);
   }
 
+  /** A net flow subscription's sums at a feed position: its session's minutes through that print. */
+  async #netFlowAt(selection: FeedSubscription["selection"], positions: Record<string, number>): Promise<NetFlowFold> {
+    const db = workerDatabase(this.env, "market");
+    const position = Math.min(...Object.values(positions));
+    const [at] = await sessionAtQuery(db, position);
+    if (!at) return emptyFold();
+    const session = { date: at.session };
+    const minutes = await netFlowMinutesQuery(db, selection.tickers[0] as string, session, session, selection.minPremium, position);
+    return { session: at.session, minutes: minutes.map((m) => ({ ...m, minute: Date.parse(isoTimestamp(m.minute)) })) };
+  }
+
   /** One batch for one subscription: duplicates dropped, a gap read from Postgres first, the rest sent as one frame. */
-  #apply(sub: FlowSubscription, batch: ShardBatch): void {
+  #apply(sub: FeedSubscription, batch: ShardBatch): void {
     const key = `${subKey(sub.conn, sub.id)}|${batch.shard}`;
     const catching = this.#catching.get(key);
     if (catching !== undefined) {
@@ -353,12 +376,12 @@ export class StreamHub extends DurableObject<Bindings> {
     if (position < batch.after) return this.#catchUp(sub, batch.shard, batch.through);
     const prints = batch.prints.filter((p) => p.id > position && selects(sub.selection, p));
     sub.positions[batch.shard] = batch.through;
-    void this.#store(sub);
     this.#frame(sub, batch.shard, prints);
+    void this.#store(sub);
   }
 
   /** Reads a subscription's prints on one shard from its position to `target` (which batches arriving meanwhile move on), then it is live. */
-  #catchUp(sub: FlowSubscription, shard: string, target: number): void {
+  #catchUp(sub: FeedSubscription, shard: string, target: number): void {
     const key = `${subKey(sub.conn, sub.id)}|${shard}`;
     this.#catching.set(key, target);
     const db = workerDatabase(this.env, "market");
@@ -375,12 +398,8 @@ export class StreamHub extends DurableObject<Bindings> {
         const rows = await flowTailQuery(db, { after, through }, { ...sub.selection, tickers }, STREAM_LIMITS.catchUpPage);
         if (this.#subs.get(subKey(sub.conn, sub.id)) !== sub) return;
         sub.positions[shard] = rows.length === STREAM_LIMITS.catchUpPage ? (rows.at(-1)?.id as number) : through;
+        this.#frame(sub, shard, rows.map(feedPrint));
         void this.#store(sub);
-        this.#frame(
-          sub,
-          shard,
-          rows.map((r) => servedPrint(r) as FeedPrint),
-        );
       }
     };
     run().catch((err: unknown) => {
@@ -395,30 +414,55 @@ export class StreamHub extends DurableObject<Bindings> {
   }
 
   /**
-   * Queues the frames of one batch of a shard (at most `printsPerFrame` prints each; each cursor
-   * resumes after its own last print), or, with no print, the move of the subscription's delivered
-   * position. A client that has not taken `maxBufferedBytes` yet gets `lagged` instead, and its
-   * stream closes.
+   * Queues the frames of one batch of a shard (`flow`: at most `printsPerFrame` prints each;
+   * `netflow`: the points the prints moved, per session), each cursor resuming after its own last
+   * print, or, with no print, the move of the subscription's delivered position.
    */
-  #frame(sub: FlowSubscription, shard: string, prints: FeedPrint[]): void {
+  #frame(sub: FeedSubscription, shard: string, prints: FeedPrint[]): void {
     const positions = { ...sub.positions };
     if (prints.length === 0) {
       this.#enqueue(sub.conn, async () => void (sub.delivered = positions));
       return;
     }
-    for (let start = 0; start < prints.length; start += STREAM_LIMITS.printsPerFrame) {
-      const part = prints.slice(start, start + STREAM_LIMITS.printsPerFrame);
+    const parts = sub.channel === "flow" ? chunks(prints, STREAM_LIMITS.printsPerFrame) : bySession(prints);
+    parts.forEach((part, i) => {
       // A part's cursor stands at its own last print, so resuming from it repeats nothing and skips nothing.
-      const at = start + part.length >= prints.length ? positions : { ...positions, [shard]: part.at(-1)!.id };
-      this.#enqueue(sub.conn, async () => {
-        const conn = this.#connection(sub.conn);
-        if (!conn) return;
-        if (conn.buffered() > STREAM_LIMITS.maxBufferedBytes) return this.#lag(conn);
-        const cursor = await this.#sign(at);
-        conn.send({ type: "flow", id: sub.id, seq: conn.nextSeq(), cursor, prints: part.map(clientPrint) }, cursor);
-        sub.delivered = at;
-      });
-    }
+      const at = i === parts.length - 1 ? positions : { ...positions, [shard]: part.at(-1)!.id };
+      if (sub.channel === "flow") {
+        this.#sendData(sub, at, (seq, cursor) => ({ type: "flow", id: sub.id, seq, cursor, prints: part.map(clientPrint) }));
+        return;
+      }
+      const { fold, touched } = foldPrints(sub.fold ?? emptyFold(), part.map(netFlowPrint));
+      sub.fold = fold;
+      if (touched !== null) this.#sendData(sub, at, (seq, cursor) => this.#netflowMessage(sub, seq, cursor, fold, touched));
+    });
+  }
+
+  #netflowMessage(sub: FeedSubscription, seq: number, cursor: string, fold: NetFlowFold, from: number): ServerMessage {
+    return {
+      type: "netflow",
+      id: sub.id,
+      seq,
+      cursor,
+      ticker: sub.selection.tickers[0] as string,
+      session: fold.session as string,
+      points: pointsFrom(fold, from).map((p) => ({ ...p, t: new Date(p.t).toISOString() })),
+    };
+  }
+
+  /**
+   * Queues one data message, its cursor at `at`. A client that has not taken `maxBufferedBytes`
+   * yet gets `lagged` instead, and its stream closes.
+   */
+  #sendData(sub: FeedSubscription, at: Record<string, number>, build: (seq: number, cursor: string) => ServerMessage): void {
+    this.#enqueue(sub.conn, async () => {
+      const conn = this.#connection(sub.conn);
+      if (!conn) return;
+      if (conn.buffered() > STREAM_LIMITS.maxBufferedBytes) return this.#lag(conn);
+      const cursor = await this.#sign(at);
+      conn.send(build(conn.nextSeq(), cursor), cursor);
+      sub.delivered = at;
+    });
   }
 
   async #lag(conn: Connection): Promise<void> {
@@ -440,7 +484,7 @@ export class StreamHub extends DurableObject<Bindings> {
 
   /** Each subscription's cursor as far as what was sent reaches (called in the connection's chain, after every frame before it). */
   async #cursorsOf(conn: string): Promise<Record<string, string>> {
-    const subs = [...this.#subs.values()].filter((s) => s.conn === conn && s.channel === "flow");
+    const subs = [...this.#subs.values()].filter((s) => s.conn === conn && s.channel !== "status");
     return Object.fromEntries(await Promise.all(subs.map(async (s) => [s.id, await this.#sign({ ...s.delivered })])));
   }
 
@@ -473,4 +517,33 @@ export class StreamHub extends DurableObject<Bindings> {
     this.#windows.delete(conn);
     for (const sub of [...this.#subs.values()]) if (sub.conn === conn) await this.#unsubscribe(sub);
   }
+}
+
+function chunks<T>(items: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let start = 0; start < items.length; start += size) out.push(items.slice(start, start + size));
+  return out;
+}
+
+/** Prints split where the session changes (a catch-up page may span a session's roll). */
+function bySession(prints: FeedPrint[]): FeedPrint[][] {
+  const out: FeedPrint[][] = [];
+  for (const p of prints) {
+    const last = out.at(-1);
+    if (last && last[0]?.session === p.session) last.push(p);
+    else out.push([p]);
+  }
+  return out;
+}
+
+function netFlowPrint(p: FeedPrint): NetFlowPrint {
+  return {
+    executedAt: Date.parse(p.executedAt),
+    session: p.session,
+    optionType: p.optionType,
+    side: p.side,
+    premium: p.premium,
+    size: p.size,
+    regular: p.printClass === "regular",
+  };
 }

@@ -1,10 +1,9 @@
 import { DurableObject } from "cloudflare:workers";
 import { workerDatabase } from "../db/worker-database";
 import type { Bindings } from "../env";
-import { servedPrint } from "../market/flow";
 import { feedHighWaterQuery, flowTailQuery } from "../market/flow-tail";
 import { STREAM_LIMITS } from "./limits";
-import type { FeedPrint } from "./subscription";
+import { feedPrint, type FeedPrint } from "./subscription";
 
 /** What a hub registers at a shard for one subscription: the underlyings it wants here (null: all) and its premium floor. */
 export interface ShardInterest {
@@ -138,11 +137,7 @@ export class StreamShard extends DurableObject<Bindings> {
       const through = full ? (rows.at(-1)?.id ?? after) : Math.max(after, highWater[0]?.id ?? after);
       if (through > after) {
         this.#position = through;
-        await this.#deliver(
-          after,
-          through,
-          rows.map((r) => servedPrint(r) as FeedPrint),
-        );
+        await this.#deliver(after, through, rows.map(feedPrint));
         await this.#persist();
       }
       if (!full && !this.#again) return;

@@ -1,23 +1,54 @@
+import { z } from "zod";
 import { limitsFor } from "../domain/plans";
 import { ApiError } from "../http/errors";
-import type { FlowSelection, ServedPrint } from "../market/flow";
-import { flowSelection, FlowSelectionQuery } from "../routes/flow/flow-params";
+import { servedPrint, type FlowSelection, type ServedPrint } from "../market/flow";
+import type { flowTailQuery } from "../market/flow-tail";
+import { DEFAULT_MIN_PREMIUM, flowSelection, FlowSelectionQuery } from "../routes/flow/flow-params";
+import { netFlowSelectionShape, netFlowTicker } from "../routes/flow/net-flow";
 import { flowShardsOf, statusShard } from "./shard-rule";
 import { readStreamCursor, resumeFrom } from "./stream-cursor";
-import type { SubscribeMessage } from "./messages";
+import type { Channel, SubscribeMessage } from "./messages";
 
-/** A print as shards hand it to hubs: the served print and its feed position. */
-export type FeedPrint = ServedPrint & { id: number };
+/** A print as shards hand it to hubs: the served print, its feed position, and what net flow sums by. */
+export type FeedPrint = ServedPrint & { id: number; session: string; printClass: "regular" | "complex" | "canceled" };
+
+export function feedPrint(row: Awaited<ReturnType<typeof flowTailQuery>>[number]): FeedPrint {
+  return { ...servedPrint(row), id: row.id, session: row.sessionDate, printClass: row.printClass };
+}
+
+/** A channel that follows the feed of prints: its messages carry cursors and resume exactly once. */
+export type FeedChannel = "flow" | "netflow";
 
 /** A validated subscription: what it selects, the shards that hold it, and where each resumes (absent: live). */
 export type SubscriptionPlan =
-  | { id: string; channel: "flow"; selection: FlowSelection; shards: string[]; resume: Record<string, number> | null }
+  | { id: string; channel: FeedChannel; selection: FlowSelection; shards: string[]; resume: Record<string, number> | null }
   /** A state channel: the current report, then each new one; nothing to resume. */
   | { id: string; channel: "status"; shards: string[]; resume: null };
+
+/** Each channel's filters: the query parameters of its REST twin, read by the same zod contract. */
+const FILTERS = {
+  flow: FlowSelectionQuery,
+  netflow: z.object(netFlowSelectionShape),
+  status: z.object({}),
+} satisfies Record<Channel, z.ZodObject>;
 
 function fieldError(issue: { path: PropertyKey[]; message: string }): ApiError {
   const field = String(issue.path[0] ?? "filters");
   return new ApiError("invalid_parameter", `Invalid filter '${field}': ${issue.message}.`);
+}
+
+/** The filters as the REST twin's zod contract reads them; a filter it does not know is a 400 naming it. */
+function readFilters<C extends Channel>(channel: C, filters: SubscribeMessage["filters"]): z.infer<(typeof FILTERS)[C]> {
+  const schema = FILTERS[channel];
+  const asQuery = Object.fromEntries(Object.entries(filters ?? {}).map(([k, v]) => [k, String(v)]));
+  const unknown = Object.keys(asQuery).find((k) => !(k in schema.shape));
+  if (unknown !== undefined) {
+    const why = channel === "status" ? "the status channel takes none" : `not a filter of ${channel}`;
+    throw new ApiError("invalid_parameter", `Invalid filter '${unknown.slice(0, 32)}': ${why}.`);
+  }
+  const parsed = schema.safeParse(asQuery);
+  if (!parsed.success) throw fieldError(parsed.error.issues[0] as { path: PropertyKey[]; message: string });
+  return parsed.data as z.infer<(typeof FILTERS)[C]>;
 }
 
 /**
@@ -31,21 +62,18 @@ export async function planSubscription(
   now: number,
 ): Promise<SubscriptionPlan> {
   if (message.channel === "status") {
-    const filter = Object.keys(message.filters ?? {})[0];
-    if (filter !== undefined)
-      throw new ApiError("invalid_parameter", `Invalid filter '${filter.slice(0, 32)}': the status channel takes none.`);
+    readFilters("status", message.filters);
     if (message.since !== undefined)
       throw new ApiError("invalid_parameter", "Invalid 'since': the status channel resumes as state, with the current report.");
     return { id: message.id, channel: "status", shards: [statusShard(caller.accountId)], resume: null };
   }
-  const asQuery = Object.fromEntries(Object.entries(message.filters ?? {}).map(([k, v]) => [k, String(v)]));
-  const known = new Set(Object.keys(FlowSelectionQuery.shape));
-  const unknown = Object.keys(asQuery).find((k) => !known.has(k));
-  if (unknown !== undefined)
-    throw new ApiError("invalid_parameter", `Invalid filter '${unknown.slice(0, 32)}': not a filter of ${message.channel}.`);
-  const parsed = FlowSelectionQuery.safeParse(asQuery);
-  if (!parsed.success) throw fieldError(parsed.error.issues[0] as { path: PropertyKey[]; message: string });
-  const selection = flowSelection(parsed.data, limitsFor(caller.plan).flowSymbols);
+  let selection: FlowSelection;
+  if (message.channel === "netflow") {
+    const q = readFilters("netflow", message.filters);
+    selection = { tickers: [netFlowTicker(q)], minPremium: q.minPremium ?? DEFAULT_MIN_PREMIUM };
+  } else {
+    selection = flowSelection(readFilters("flow", message.filters), limitsFor(caller.plan).flowSymbols);
+  }
   const shards = flowShardsOf(selection.tickers, caller.accountId);
   let resume: Record<string, number> | null = null;
   if (message.since !== undefined) {
@@ -53,7 +81,7 @@ export async function planSubscription(
     if (!cursor.ok && cursor.reason === "expired") {
       throw new ApiError(
         "out_of_range",
-        "The cursor is older than the 7-day retention: subscribe without 'since' and backfill with /v1/flow.",
+        `The cursor is older than the 7-day retention: subscribe without 'since' and backfill with ${message.channel === "flow" ? "/v1/flow" : "/v1/flow/net"}.`,
       );
     }
     if (!cursor.ok) throw new ApiError("invalid_parameter", "Invalid 'since': not a cursor of this stream.");
@@ -75,6 +103,6 @@ export function selects(selection: FlowSelection, print: FeedPrint): boolean {
 }
 
 /** The print as the client receives it (its feed position travels in the cursor). */
-export function clientPrint({ id: _id, ...print }: FeedPrint): ServedPrint {
+export function clientPrint({ id: _id, session: _session, printClass: _class, ...print }: FeedPrint): ServedPrint {
   return print;
 }

@@ -5,7 +5,7 @@ import { appendPrints, arrangePrints, type FixturePrint } from "../support/flow-
 import { retainedSessions } from "../support/flow-sessions";
 import { openStream } from "../support/stream-client";
 import { call, expectError, testEnv } from "../support/worker";
-import { FlowMessageSchema, StatusMessageSchema } from "../../src/streams/messages";
+import { FlowMessageSchema, NetflowMessageSchema, StatusMessageSchema } from "../../src/streams/messages";
 import { sessionStatus } from "../../src/streams/session-status";
 import { flowBucketShard } from "../../src/streams/shard-rule";
 import { CLOSE_CODES, STREAM_LIMITS } from "../../src/streams/limits";
@@ -220,6 +220,79 @@ describe("GET /v1/stream: the flow channel", () => {
     await stream.next("flow");
     await expect.poll(async () => Object.keys((await interests()) ?? {})).not.toContain("ghost:g");
     expect(Object.keys((await interests()) ?? {})).toHaveLength(1);
+    stream.socket.close(1000);
+  });
+
+  it("netflow: the session's series first, then the minutes each batch moved, equal to /v1/flow/net's; resumed from a cursor exactly", async () => {
+    const ticker = "STRMN";
+    const base = Math.floor(Date.parse(asOf) / 60_000) * 60_000 - 10 * 60_000;
+    const at = (minute: number, ms: number, extra: Partial<FixturePrint>): FixturePrint => ({
+      ticker,
+      sessionDate: session,
+      executedAt: new Date(base + minute * 60_000 + ms).toISOString(),
+      price: 1,
+      size: 20,
+      ...extra,
+    });
+    await arrangePrints(ticker, [
+      at(0, 1_000, { side: "ask" }),
+      at(0, 2_000, { side: "bid", optionType: "put", size: 15 }),
+      at(1, 1_000, { side: "ask", printClass: "complex" }),
+      at(1, 2_000, { side: "bid", price: 0.2 }),
+    ]);
+    const rest = async () => {
+      const res = await call(`/v1/flow/net?symbol=${ticker}&minPremium=1000`, { headers: { Authorization: `Bearer ${keys[0]!.key}` } });
+      return ((await res.json()) as { points: { t: string }[] }).points;
+    };
+    /** What a client holds: each point replaced by the newest one of its minute. */
+    const held = new Map<string, unknown>();
+    const take = (m: { points: { t: string }[] }) => m.points.forEach((p) => held.set(p.t, p));
+    const { keys } = await newAccount();
+    const first = await openStream(keys[0]!.key);
+    first.send({ type: "subscribe", id: "n", channel: "netflow", filters: { symbol: ticker, minPremium: 1_000 } });
+    await first.next("subscribed");
+    const snapshot = await first.next("netflow");
+    NetflowMessageSchema.parse(snapshot);
+    expect(snapshot).toMatchObject({ ticker, session });
+    expect(snapshot.points).toEqual(await rest());
+    expect(snapshot.points).toHaveLength(2);
+    take(snapshot);
+    // A new minute, then a late print of the first minute: every point from it on moves.
+    await appendPrints([at(2, 1_000, { side: "ask", size: 40 })]);
+    await wake();
+    const moved = await first.next("netflow");
+    expect(moved.points.map((p) => p.t)).toEqual([new Date(base + 2 * 60_000).toISOString()]);
+    take(moved);
+    await appendPrints([at(0, 3_000, { side: "ask", optionType: "put", size: 50 })]);
+    await wake();
+    const late = await first.next("netflow");
+    expect(late.points).toHaveLength(3);
+    take(late);
+    expect([...held.values()]).toEqual(await rest());
+    first.socket.close(1000);
+    await first.closed;
+    // Written while nobody listens, then more live: the resumed subscription counts each print once.
+    await appendPrints([at(3, 1_000, { side: "bid", size: 25 }), at(3, 2_000, { side: "ask", size: 5 })]);
+    const second = await openStream(keys[0]!.key);
+    second.send({ type: "subscribe", id: "n", channel: "netflow", filters: { symbol: ticker, minPremium: 1_000 }, since: late.cursor });
+    await second.next("subscribed");
+    await appendPrints([at(4, 1_000, { side: "ask", optionType: "put" })]);
+    await wake();
+    const four = new Date(base + 4 * 60_000).toISOString();
+    while (!held.has(four)) take(await second.next("netflow"));
+    expect([...held.values()].sort((a, b) => ((a as { t: string }).t < (b as { t: string }).t ? -1 : 1))).toEqual(await rest());
+    second.socket.close(1000);
+  });
+
+  it("netflow: its REST twin's errors, naming the field", async () => {
+    const { keys } = await newAccount();
+    const stream = await openStream(keys[0]!.key);
+    stream.send({ type: "subscribe", id: "a", channel: "netflow", filters: { minPremium: 5 } });
+    expect(await stream.next("error")).toMatchObject({ id: "a", error: "missing_symbol" });
+    stream.send({ type: "subscribe", id: "b", channel: "netflow", filters: { symbol: "SPY", side: "ask" } });
+    expect((await stream.next("error")).message).toMatch(/'side': not a filter of netflow/);
+    stream.send({ type: "subscribe", id: "c", channel: "netflow", filters: { symbol: "not a ticker!" } });
+    expect((await stream.next("error")).message).toMatch(/'symbol'/);
     stream.socket.close(1000);
   });
 

@@ -546,7 +546,7 @@ export interface paths {
          *     own backend). Opening counts one request against the per-minute limit, and so does each subscribe; a stream holds no in-flight slot.
          *     An account holds at most 5 streams (`/v1/usage` shows them), each at most 10 subscriptions.
          *
-         *     **Channels**: `flow`, `status`. `flow`: prints as `/v1/flow` returns them, filtered with its
+         *     **Channels**: `flow`, `netflow`, `status`. `flow`: prints as `/v1/flow` returns them, filtered with its
          *     parameters. `status` (no filters): the session's phase (pre-open, open, closed, early close) and each feed schema's lag, at once
          *     and every 5 s, so a quiet market can be told from a broken feed.
          *
@@ -606,11 +606,11 @@ export interface components {
             /** @description The client's name for the subscription; every message of it carries it back. */
             id: string;
             /**
-             * @description `flow`: prints as `/v1/flow` returns them, in feed order per shard; `status`: the session's phase and the feed's lag.
+             * @description `flow`: prints as `/v1/flow` returns them, in feed order per shard; `netflow`: one underlying's 1-minute cumulative net flow as `/v1/flow/net` computes it; `status`: the session's phase and the feed's lag.
              * @enum {string}
              */
-            channel: "flow" | "status";
-            /** @description The REST twin's query parameters (`/v1/flow`: symbols/tickers, minPremium, side, sentiment, type, executionType). */
+            channel: "flow" | "netflow" | "status";
+            /** @description The REST twin's query parameters (`/v1/flow`: symbols/tickers, minPremium, side, sentiment, type, executionType; `/v1/flow/net`: symbol, minPremium). */
             filters?: {
                 [key: string]: string | number | boolean;
             };
@@ -644,8 +644,8 @@ export interface components {
             /** @description The client's name for the subscription; every message of it carries it back. */
             id: string;
             /** @enum {string} */
-            channel: "flow" | "status";
-            /** @description Where the subscription starts (`flow`); a state channel (`status`) has none. */
+            channel: "flow" | "netflow" | "status";
+            /** @description Where the subscription starts (`flow`, `netflow`); a state channel (`status`) has none. */
             cursor?: string;
         } | {
             /** @constant */
@@ -718,6 +718,35 @@ export interface components {
                  */
                 ivSource: "trade" | "mid" | "snapshot" | "none";
                 isETFOrIndex: boolean;
+            }[];
+        } | {
+            /** @constant */
+            type: "netflow";
+            /** @description The client's name for the subscription; every message of it carries it back. */
+            id: string;
+            /** @description This stream's data messages, numbered from 1: acknowledge with `ack` (WebSocket). */
+            seq: number;
+            /** @description Resumes after the last print this message counts. */
+            cursor: string;
+            ticker: string;
+            /**
+             * Format: date
+             * @description The session the points belong to: a new session starts the sums over.
+             */
+            session: string;
+            /** @description The minutes the new prints moved, chronological, each cumulative from the session's first minute as `/v1/flow/net` gives it: replace the points you hold with the same `t`. The first message of a subscription without `since` carries the whole session so far. */
+            points: {
+                /**
+                 * Format: date-time
+                 * @description Start of the minute, UTC.
+                 */
+                t: string;
+                /** @description Cumulative ask-side minus bid-side call premium since the window's first minute, USD. */
+                netCallPremium: number;
+                /** @description Cumulative ask-side minus bid-side put premium, USD. */
+                netPutPremium: number;
+                /** @description Cumulative ask-side minus bid-side contracts, calls and puts. */
+                netVolume: number;
             }[];
         } | {
             /** @constant */
@@ -3898,6 +3927,8 @@ export interface operations {
                 symbol?: string;
                 /** @description Alias of symbol. */
                 ticker?: string;
+                /** @description Smallest premium counted, USD (default 10000; smaller values are allowed). */
+                minPremium?: number;
                 /** @description First day (YYYY-MM-DD, ET); a weekend or holiday starts at the next session. More than 7 days before today's ET date (the retention), or after the newest session, gives 400 out_of_range. Alias: fromDate. */
                 from?: string;
                 /** @description Alias of from. */
@@ -3906,8 +3937,6 @@ export interface operations {
                 to?: string;
                 /** @description Alias of to. */
                 toDate?: string;
-                /** @description Smallest premium counted, USD (default 10000; smaller values are allowed). */
-                minPremium?: number;
             };
             header?: never;
             path?: never;
@@ -4044,7 +4073,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description SSE: the channel. */
-                channel?: "flow" | "status";
+                channel?: "flow" | "netflow" | "status";
                 /** @description SSE: the subscription's id (default `sse`). */
                 id?: string;
                 /** @description SSE: a cursor to resume after. */

@@ -42,6 +42,20 @@ export const NetFlowSchema = z.object({
 });
 export type NetFlow = z.infer<typeof NetFlowSchema>;
 
+/** Which prints a net flow series sums, whatever window it reads: `/v1/flow/net`'s parameters, and the `netflow` stream's. */
+export const netFlowSelectionShape = {
+  symbol: optionalTicker("The underlying (required). Alias: ticker."),
+  ticker: optionalTicker("Alias of symbol."),
+  minPremium: minPremiumParam,
+};
+
+/** The series' ticker, or the spec's 400 without one. */
+export function netFlowTicker(q: { symbol?: string; ticker?: string }): string {
+  const ticker = aliased(q, "symbol", "ticker");
+  if (ticker === undefined) throw new ApiError("missing_symbol", "The query parameter 'symbol' (or 'ticker') is required.");
+  return ticker;
+}
+
 export const netFlowRoute = defineRoute({
   method: "get",
   path: "/v1/flow/net",
@@ -54,17 +68,11 @@ export const netFlowRoute = defineRoute({
   tags: ["Flow"],
   access: "entitled",
   caching: "per-request",
-  query: z.object({
-    symbol: optionalTicker("The underlying (required). Alias: ticker."),
-    ticker: optionalTicker("Alias of symbol."),
-    ...flowWindowShape,
-    minPremium: minPremiumParam,
-  }),
+  query: z.object({ ...netFlowSelectionShape, ...flowWindowShape }),
   response: { description: "The net flow series and its summary.", schema: NetFlowSchema },
   errors: ["missing_symbol", "out_of_range", "invalid_range", "query_timeout"],
   handler: async (c, { query }) => {
-    const ticker = aliased(query, "symbol", "ticker");
-    if (ticker === undefined) throw new ApiError("missing_symbol", "The query parameter 'symbol' (or 'ticker') is required.");
+    const ticker = netFlowTicker(query);
     const today = requestToday(c);
     // Net flow is not a list: the plan's history clamp does not apply (Limits rule 4), retention does.
     const window = requestedWindow(query, { fromOnlyEndsAt: "fromSession", historyDays: STANDARD_LIMITS.historyDays, today });
