@@ -8,6 +8,7 @@ export { AuthGuard } from "../durable-objects/auth-guard";
 export { StreamHub } from "./streams/stream-hub";
 export { StreamShard } from "./streams/stream-shard";
 export { StatusShard } from "./streams/status-shard";
+export { MarketShard } from "./streams/market-shard";
 
 const app = newApp(routes);
 

@@ -19,8 +19,13 @@ export function requestToday(c: Context<AppEnv>): string {
  * flooring never moves a contract across its expiry.
  */
 export function requestMinute(c: Context<AppEnv>): Date {
-  const now = requestNow(c).getTime();
-  return new Date(now - (((now % 60_000) + 60_000) % 60_000));
+  return minuteOf(requestNow(c));
+}
+
+/** An instant floored to its minute. */
+export function minuteOf(at: Date): Date {
+  const ms = at.getTime();
+  return new Date(ms - (((ms % 60_000) + 60_000) % 60_000));
 }
 
 /**

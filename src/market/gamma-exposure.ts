@@ -99,11 +99,27 @@ export interface GexInputs {
 
 /** The GEX inputs of `symbol` expiring in [from, to] (every root, AM- and PM-settled). One round trip. */
 export async function readGexInputs(read: MarketRead, symbol: string, from: string, to: string): Promise<Derived<GexInputs>> {
-  const { db } = read;
-  const {
-    snapshot,
-    rows: [underlying, terms, rows],
-  } = await readWithSnapshot(read, [gexUnderlyingQuery(db, symbol), marketTermsQuery(db), gexContractsQuery(db, symbol, from, to)]);
+  const { snapshot, rows } = await readWithSnapshot(read, gexInputsQueries(read.db, symbol, from, to));
+  return { snapshot, value: gexInputsOf(rows) };
+}
+
+/** The statements of the GEX inputs, for a caller that runs them in a batch of its own (a stream shard). */
+export function gexInputsQueries(
+  db: Database,
+  symbol: string,
+  from: string,
+  to: string,
+): [ReturnType<typeof gexUnderlyingQuery>, ReturnType<typeof marketTermsQuery>, ReturnType<typeof gexContractsQuery>] {
+  return [gexUnderlyingQuery(db, symbol), marketTermsQuery(db), gexContractsQuery(db, symbol, from, to)];
+}
+
+type GexInputsRows = [
+  Awaited<ReturnType<typeof gexUnderlyingQuery>>,
+  Awaited<ReturnType<typeof marketTermsQuery>>,
+  Awaited<ReturnType<typeof gexContractsQuery>>,
+];
+
+export function gexInputsOf([underlying, terms, rows]: GexInputsRows): GexInputs {
   const expiries: GexExpiry[] = [];
   const expiryIndex = new Map<string, number>();
   const contracts: GexInputRow[] = [];
@@ -118,10 +134,7 @@ export async function readGexInputs(read: MarketRead, symbol: string, from: stri
     }
     contracts.push([index, c.strike, c.side === "call" ? 1 : -1, c.openInterest, c.multiplier, c.iv]);
   }
-  return {
-    snapshot,
-    value: { exists: underlying.length > 0, spot: underlying[0]?.price ?? null, market: marketOf(underlying, terms), expiries, contracts },
-  };
+  return { exists: underlying.length > 0, spot: underlying[0]?.price ?? null, market: marketOf(underlying, terms), expiries, contracts };
 }
 
 /**

@@ -23,8 +23,16 @@ export const STREAM_LIMITS = {
   followPage: 5_000,
   /** A shard with subscribers reads the feed at least this often, woken by the ingestor or not. */
   followPollMs: 1_000,
-  /** The largest client message, bytes. */
-  maxMessageBytes: 16 * 1024,
+  /** A market shard (`quotes`, `gex`) with subscribers reads `market_versions` this often: quotes move once a minute. */
+  marketPollMs: 2_000,
+  /** Contracts one `quotes` subscription may name (`symbols`). */
+  quoteContracts: 1_000,
+  /** Whole underlyings one `quotes` subscription may follow (`underlyings`): a full-size chain is thousands of contracts a minute. */
+  quoteUnderlyings: 5,
+  /** Quotes in one `quotes` message at most: a larger minute goes out as several. */
+  quotesPerFrame: 500,
+  /** The largest client message, bytes (a subscribe naming 1,000 contracts fits). */
+  maxMessageBytes: 32 * 1024,
 } as const;
 
 /** WebSocket close codes of `/v1/stream` (4000-4999 are the application's own, RFC 6455 §7.4.2). */

@@ -3,6 +3,8 @@ import { ERROR_STATUS, type ErrorCode } from "../http/errors";
 import { FeedLagSchema } from "../market/feed-lag";
 import { FlowPrintSchema } from "../routes/flow/flow";
 import { NetFlowSchema } from "../routes/flow/net-flow";
+import { GexProfileSchema } from "../routes/gamma-exposure/gex";
+import { OptionQuoteSchema } from "../routes/quotes-and-options/option-contract";
 import { STREAM_LIMITS } from "./limits";
 
 /**
@@ -10,7 +12,7 @@ import { STREAM_LIMITS } from "./limits";
  * with them and the API description publishes them as JSON Schema.
  */
 
-export const CHANNELS = ["flow", "netflow", "status"] as const;
+export const CHANNELS = ["flow", "netflow", "quotes", "gex", "status"] as const;
 export type Channel = (typeof CHANNELS)[number];
 
 const SubscriptionId = z
@@ -19,7 +21,7 @@ const SubscriptionId = z
   .describe("The client's name for the subscription; every message of it carries it back.");
 
 /** A filter value as a query string would carry it: the REST twin's own zod contract then reads it. */
-const FilterValue = z.union([z.string().max(400), z.number(), z.boolean()]);
+const FilterValue = z.union([z.string().max(STREAM_LIMITS.maxMessageBytes), z.number(), z.boolean()]);
 
 export const SubscribeMessageSchema = z
   .object({
@@ -28,13 +30,16 @@ export const SubscribeMessageSchema = z
     channel: z
       .enum(CHANNELS)
       .describe(
-        "`flow`: prints as `/v1/flow` returns them, in feed order per shard; `netflow`: one underlying's 1-minute cumulative net flow as `/v1/flow/net` computes it; `status`: the session's phase and the feed's lag.",
+        "`flow`: prints as `/v1/flow` returns them, in feed order per shard; `netflow`: one underlying's 1-minute cumulative net flow as `/v1/flow/net` computes it; " +
+          "`quotes`: contract quotes as `/v1/options/quotes` returns them, each minute's new values; `gex`: an underlying's GEX summary as `/v1/gex/{symbol}` computes it, whenever a minute changes it; " +
+          "`status`: the session's phase and the feed's lag.",
       ),
     filters: z
       .record(z.string().max(32), FilterValue)
       .optional()
       .describe(
-        "The REST twin's query parameters (`/v1/flow`: symbols/tickers, minPremium, side, sentiment, type, executionType; `/v1/flow/net`: symbol, minPremium).",
+        "The REST twin's query parameters (`/v1/flow`: symbols/tickers, minPremium, side, sentiment, type, executionType; `/v1/flow/net`: symbol, minPremium; " +
+          `\`quotes\`: symbols (OCC, up to ${STREAM_LIMITS.quoteContracts}) and/or underlyings (up to ${STREAM_LIMITS.quoteUnderlyings}); \`/v1/gex/{symbol}\`: symbol, minDte, maxDte, zeroDte).`,
       ),
     since: z.string().max(512).optional().describe("A cursor of this stream: deliver everything after it, then live."),
   })
@@ -67,7 +72,9 @@ export const SubscribedMessageSchema = z.object({
   type: z.literal("subscribed"),
   id: SubscriptionId,
   channel: z.enum(CHANNELS),
-  cursor: Cursor.optional().describe("Where the subscription starts (`flow`, `netflow`); a state channel (`status`) has none."),
+  cursor: Cursor.optional().describe(
+    "Where the subscription starts (`flow`, `netflow`); a state channel (`quotes`, `gex`, `status`) has none.",
+  ),
 });
 export const UnsubscribedMessageSchema = z.object({ type: z.literal("unsubscribed"), id: SubscriptionId });
 export const FlowMessageSchema = z.object({
@@ -89,6 +96,25 @@ export const NetflowMessageSchema = z.object({
       "replace the points you hold with the same `t`. The first message of a subscription without `since` carries the whole session so far.",
   ),
 });
+export const QuotesMessageSchema = z.object({
+  type: z.literal("quotes"),
+  id: SubscriptionId,
+  seq: z.int().describe("This stream's data messages, numbered from 1: acknowledge with `ack` (WebSocket)."),
+  quotes: z
+    .array(OptionQuoteSchema)
+    .describe(
+      "Quotes as `/v1/options/quotes` returns them: first every subscribed contract's current quote, then each minute the contracts whose quote it moved. " +
+        "Replace the quote you hold for the same `optionSymbol`.",
+    ),
+  missing: z.array(z.string()).optional().describe("In the first message only: requested contracts that were not found, as sent."),
+});
+export const GexSummarySchema = GexProfileSchema.omit({ strikes: true, disclaimer: true });
+export type GexSummary = z.infer<typeof GexSummarySchema>;
+export const GexMessageSchema = GexSummarySchema.extend({
+  type: z.literal("gex"),
+  id: SubscriptionId,
+  seq: z.int().describe("This stream's data messages, numbered from 1: acknowledge with `ack` (WebSocket)."),
+}).describe("`/v1/gex/{symbol}`'s profile without its strikes: at once, then whenever a minute changes anything but `asOf`.");
 export const StatusMessageSchema = z.object({
   type: z.literal("status"),
   id: SubscriptionId,
@@ -137,6 +163,8 @@ export const ServerMessageSchema = z.discriminatedUnion("type", [
   UnsubscribedMessageSchema,
   FlowMessageSchema,
   NetflowMessageSchema,
+  QuotesMessageSchema,
+  GexMessageSchema,
   StatusMessageSchema,
   HeartbeatMessageSchema,
   PongMessageSchema,

@@ -41,3 +41,11 @@ export function tickersOnShard(shard: string, tickers: readonly string[]): strin
 /** The `status` channel's shards: every subscriber gets the same report, so a few replicas by account spread the calls. */
 export const STATUS_REPLICAS = 2;
 export const statusShard = (accountId: number) => `status${accountId % STATUS_REPLICAS}`;
+
+/**
+ * The state channels' shards (`quotes`, `gex`): a scope — an option root, or an underlying — belongs
+ * to one of `MARKET_BUCKETS` shards by the same hash, so a minute of quotes moves at most that many
+ * shards, each reading its scopes once whatever the number of subscribers.
+ */
+export const MARKET_BUCKETS = 8;
+export const marketShard = (scope: string) => `market:b${fnv1a(scope) % MARKET_BUCKETS}`;

@@ -9,9 +9,11 @@ import { flowTailQuery, sessionAtQuery } from "../market/flow-tail";
 import type { KeyStanding } from "../limits/admission";
 import { AckWindow, type Connection, SseConnection, socketConnection, type SocketAttachment } from "./connection";
 import { CLOSE_CODES, STREAM_LIMITS } from "./limits";
-import { ClientMessageSchema, type ServerMessage, type StatusReport, type SubscribeMessage } from "./messages";
+import { ClientMessageSchema, type GexSummary, type ServerMessage, type StatusReport, type SubscribeMessage } from "./messages";
 import { tickersOnShard } from "./shard-rule";
 import type { ShardBatch } from "./stream-shard";
+import { gexKey, wantsQuote, type MarketBatch, type MarketInterest } from "./market-shard";
+import type { OptionQuote } from "../routes/quotes-and-options/option-contract";
 import { signStreamCursor } from "./stream-cursor";
 import { clientPrint, feedPrint, planSubscription, selects, type FeedChannel, type FeedPrint, type SubscriptionPlan } from "./subscription";
 
@@ -34,6 +36,8 @@ type HubSubscription = WithoutResume<SubscriptionPlan> & {
   fold?: NetFlowFold;
 };
 type FeedSubscription = Extract<HubSubscription, { channel: FeedChannel }>;
+type MarketSubscription = Extract<HubSubscription, { channel: "quotes" | "gex" }>;
+const isFeed = (sub: HubSubscription): sub is FeedSubscription => sub.channel === "flow" || sub.channel === "netflow";
 
 const subKey = (conn: string, id: string) => `${conn}:${id}`;
 const STORED = "sub:";
@@ -165,7 +169,7 @@ export class StreamHub extends DurableObject<Bindings> {
   deliver(batch: ShardBatch): string[] {
     const held = [...this.#registering];
     for (const sub of this.#subs.values()) {
-      if (sub.channel === "status" || !(batch.shard in sub.positions)) continue;
+      if (!isFeed(sub) || !(batch.shard in sub.positions)) continue;
       held.push(subKey(sub.conn, sub.id));
       this.#apply(sub, batch);
     }
@@ -179,6 +183,30 @@ export class StreamHub extends DurableObject<Bindings> {
       if (sub.channel !== "status") continue;
       held.push(subKey(sub.conn, sub.id));
       this.#enqueue(sub.conn, async () => this.#connection(sub.conn)?.send({ type: "status", id: sub.id, ...report }));
+    }
+    return held;
+  }
+
+  /**
+   * A market shard's minute: each `quotes` subscription gets the quotes of its contracts, each `gex`
+   * one its summary when it changed. Returns the keys of the subscriptions this hub holds on that shard.
+   */
+  deliverMarket(batch: MarketBatch): string[] {
+    const held = [...this.#registering];
+    for (const sub of this.#subs.values()) {
+      if (sub.channel !== "quotes" && sub.channel !== "gex") continue;
+      const interest = sub.interests[batch.shard];
+      if (!interest) continue;
+      held.push(subKey(sub.conn, sub.id));
+      if (interest.kind === "quotes")
+        this.#sendQuotes(
+          sub,
+          batch.quotes.filter((q) => wantsQuote(interest, q)),
+        );
+      else {
+        const summary = batch.gex[gexKey(interest.symbol, interest.window)];
+        if (summary) this.#sendData(sub, null, (seq) => ({ type: "gex", id: sub.id, seq, ...summary }));
+      }
     }
     return held;
   }
@@ -287,6 +315,7 @@ export class StreamHub extends DurableObject<Bindings> {
     this.#registering.add(key);
     try {
       if (plan.channel === "status") await this.#subscribeStatus(conn, key, plan);
+      else if ("interests" in plan) await this.#subscribeMarket(conn, key, plan);
       else await this.#subscribeFeed(conn, key, plan);
     } finally {
       this.#registering.delete(key);
@@ -303,6 +332,60 @@ export class StreamHub extends DurableObject<Bindings> {
     this.#enqueue(conn.id, async () => {
       conn.send({ type: "subscribed", id: plan.id, channel: "status" });
       conn.send({ type: "status", id: plan.id, ...report });
+    });
+  }
+
+  /**
+   * A `quotes` or `gex` subscription: registered at each of its shards, which answer with the
+   * current values; then `subscribed` and those values. An unknown GEX symbol is the REST 404.
+   */
+  async #subscribeMarket(conn: Connection, key: string, plan: Extract<SubscriptionPlan, { channel: "quotes" | "gex" }>): Promise<void> {
+    const sub: MarketSubscription = {
+      conn: conn.id,
+      id: plan.id,
+      channel: plan.channel,
+      shards: plan.shards,
+      interests: plan.interests,
+      positions: {},
+      delivered: {},
+    };
+    const quotes: OptionQuote[] = [];
+    let summary: GexSummary | null = null;
+    for (const shard of plan.shards) {
+      const state = await this.env.MARKET_SHARD.getByName(shard).subscribe(
+        shard,
+        String(this.#accountId),
+        key,
+        plan.interests[shard] as MarketInterest,
+      );
+      if ("quotes" in state) quotes.push(...state.quotes);
+      else if (state.gex === null) {
+        return conn.send({
+          type: "error",
+          id: plan.id,
+          error: "not_found",
+          message: `Unknown symbol '${(plan.interests[shard] as { symbol: string }).symbol}'.`,
+        });
+      } else summary = state.gex;
+    }
+    this.#subs.set(key, sub);
+    await this.#store(sub);
+    this.#enqueue(conn.id, async () => conn.send({ type: "subscribed", id: plan.id, channel: plan.channel }));
+    if (summary) {
+      const current = summary;
+      return this.#sendData(sub, null, (seq) => ({ type: "gex", id: sub.id, seq, ...current }));
+    }
+    const found = new Set(quotes.map((q) => q.optionSymbol));
+    const missing = (plan.requested ?? []).filter(([canonical]) => !found.has(canonical)).map(([, sent]) => sent);
+    this.#sendQuotes(sub, quotes, missing);
+  }
+
+  /** Quotes in messages of at most `quotesPerFrame`; the first message of a subscription also names what was not found. */
+  #sendQuotes(sub: MarketSubscription, quotes: OptionQuote[], missing?: string[]): void {
+    const parts = chunks(quotes, STREAM_LIMITS.quotesPerFrame);
+    if (parts.length === 0 && missing !== undefined) parts.push([]);
+    parts.forEach((part, i) => {
+      this.#sendData(sub, null, (seq) => ({ type: "quotes", id: sub.id, seq, quotes: part, ...(i === 0 && missing ? { missing } : {}) }));
     });
   }
 
@@ -454,11 +537,12 @@ export class StreamHub extends DurableObject<Bindings> {
    * Queues one data message, its cursor at `at`. A client that has not taken `maxBufferedBytes`
    * yet gets `lagged` instead, and its stream closes.
    */
-  #sendData(sub: FeedSubscription, at: Record<string, number>, build: (seq: number, cursor: string) => ServerMessage): void {
+  #sendData(sub: HubSubscription, at: Record<string, number> | null, build: (seq: number, cursor: string) => ServerMessage): void {
     this.#enqueue(sub.conn, async () => {
       const conn = this.#connection(sub.conn);
       if (!conn) return;
       if (conn.buffered() > STREAM_LIMITS.maxBufferedBytes) return this.#lag(conn);
+      if (at === null) return conn.send(build(conn.nextSeq(), ""));
       const cursor = await this.#sign(at);
       conn.send(build(conn.nextSeq(), cursor), cursor);
       sub.delivered = at;
@@ -484,7 +568,7 @@ export class StreamHub extends DurableObject<Bindings> {
 
   /** Each subscription's cursor as far as what was sent reaches (called in the connection's chain, after every frame before it). */
   async #cursorsOf(conn: string): Promise<Record<string, string>> {
-    const subs = [...this.#subs.values()].filter((s) => s.conn === conn && s.channel !== "status");
+    const subs = [...this.#subs.values()].filter((s) => s.conn === conn && isFeed(s));
     return Object.fromEntries(await Promise.all(subs.map(async (s) => [s.id, await this.#sign({ ...s.delivered })])));
   }
 
@@ -506,7 +590,12 @@ export class StreamHub extends DurableObject<Bindings> {
     await this.ctx.storage.delete(STORED + key);
     for (const shard of sub.shards) {
       this.#catching.delete(`${key}|${shard}`);
-      const stub = sub.channel === "status" ? this.env.STATUS_SHARD.getByName(shard) : this.#shard(shard);
+      const stub =
+        sub.channel === "status"
+          ? this.env.STATUS_SHARD.getByName(shard)
+          : sub.channel === "quotes" || sub.channel === "gex"
+            ? this.env.MARKET_SHARD.getByName(shard)
+            : this.#shard(shard);
       await stub.unsubscribe(String(this.#accountId), key).catch(() => undefined);
     }
   }

@@ -5,7 +5,15 @@ import { servedPrint, type FlowSelection, type ServedPrint } from "../market/flo
 import type { flowTailQuery } from "../market/flow-tail";
 import { DEFAULT_MIN_PREMIUM, flowSelection, FlowSelectionQuery } from "../routes/flow/flow-params";
 import { netFlowSelectionShape, netFlowTicker } from "../routes/flow/net-flow";
-import { flowShardsOf, statusShard } from "./shard-rule";
+import { parseOcc } from "../domain/occ";
+import { TICKER } from "../domain/symbols";
+import { todayInNewYork } from "../domain/calendar";
+import { gexWindow, gexWindowParams } from "../routes/gamma-exposure/gex-window";
+import { occSymbols } from "../routes/quotes-and-options/batch-quotes";
+import { optionalTicker } from "../routes/flow/flow-params";
+import { STREAM_LIMITS } from "./limits";
+import type { MarketInterest } from "./market-shard";
+import { flowShardsOf, marketShard, statusShard } from "./shard-rule";
 import { readStreamCursor, resumeFrom } from "./stream-cursor";
 import type { Channel, SubscribeMessage } from "./messages";
 
@@ -22,6 +30,16 @@ export type FeedChannel = "flow" | "netflow";
 /** A validated subscription: what it selects, the shards that hold it, and where each resumes (absent: live). */
 export type SubscriptionPlan =
   | { id: string; channel: FeedChannel; selection: FlowSelection; shards: string[]; resume: Record<string, number> | null }
+  /** A state channel of the market: the current values from its shards, then each minute's changes; nothing to resume. */
+  | {
+      id: string;
+      channel: "quotes" | "gex";
+      shards: string[];
+      interests: Record<string, MarketInterest>;
+      /** `quotes`: the contracts asked for, canonical → as sent (what is not found is reported as sent). */
+      requested?: [string, string][];
+      resume: null;
+    }
   /** A state channel: the current report, then each new one; nothing to resume. */
   | { id: string; channel: "status"; shards: string[]; resume: null };
 
@@ -29,6 +47,19 @@ export type SubscriptionPlan =
 const FILTERS = {
   flow: FlowSelectionQuery,
   netflow: z.object(netFlowSelectionShape),
+  quotes: z.object({
+    symbols: z
+      .string()
+      .max(STREAM_LIMITS.quoteContracts * 24)
+      .optional()
+      .describe(`Comma-separated OCC symbols, at most ${STREAM_LIMITS.quoteContracts}.`),
+    underlyings: z
+      .string()
+      .max(STREAM_LIMITS.quoteUnderlyings * 11)
+      .optional()
+      .describe(`Comma-separated underlyings whose every contract is followed, at most ${STREAM_LIMITS.quoteUnderlyings}.`),
+  }),
+  gex: z.object({ symbol: optionalTicker("The underlying (required)."), ...gexWindowParams }),
   status: z.object({}),
 } satisfies Record<Channel, z.ZodObject>;
 
@@ -67,6 +98,11 @@ export async function planSubscription(
       throw new ApiError("invalid_parameter", "Invalid 'since': the status channel resumes as state, with the current report.");
     return { id: message.id, channel: "status", shards: [statusShard(caller.accountId)], resume: null };
   }
+  if (message.channel === "quotes" || message.channel === "gex") {
+    if (message.since !== undefined)
+      throw new ApiError("invalid_parameter", `Invalid 'since': the ${message.channel} channel resumes as state, with the current values.`);
+    return message.channel === "quotes" ? planQuotes(message.id, message.filters) : planGex(message.id, message.filters, now);
+  }
   let selection: FlowSelection;
   if (message.channel === "netflow") {
     const q = readFilters("netflow", message.filters);
@@ -89,6 +125,47 @@ export async function planSubscription(
   }
   return { id: message.id, channel: message.channel, selection, shards, resume };
 }
+
+/** A `quotes` subscription: its contracts by root and its whole underlyings, each scope at its shard. */
+function planQuotes(id: string, filters: SubscribeMessage["filters"]): SubscriptionPlan {
+  const q = readFilters("quotes", filters);
+  const underlyings = [...new Set(commaList(q.underlyings))];
+  const bad = underlyings.find((u) => !TICKER.test(u));
+  if (bad !== undefined) throw new ApiError("invalid_parameter", `Invalid filter 'underlyings': '${bad.slice(0, 12)}' is not a ticker.`);
+  if (underlyings.length > STREAM_LIMITS.quoteUnderlyings)
+    throw new ApiError(
+      "invalid_parameter",
+      `Invalid filter 'underlyings': at most ${STREAM_LIMITS.quoteUnderlyings}, got ${underlyings.length}.`,
+    );
+  if (q.symbols === undefined && underlyings.length === 0)
+    throw new ApiError("missing_symbol", "The quotes channel needs 'symbols' (OCC contracts) or 'underlyings'.");
+  const { bySymbol } =
+    q.symbols === undefined ? { bySymbol: new Map<string, string>() } : occSymbols(q.symbols, STREAM_LIMITS.quoteContracts);
+  const interests: Record<string, Extract<MarketInterest, { kind: "quotes" }>> = {};
+  const add = (scope: string, symbol: string | null) => {
+    const interest = (interests[marketShard(scope)] ??= { kind: "quotes", scopes: {} });
+    const held = interest.scopes[scope];
+    interest.scopes[scope] = symbol === null ? null : held === null ? null : [...(held ?? []), symbol];
+  };
+  for (const u of underlyings) add(u, null);
+  for (const canonical of bySymbol.keys()) add((parseOcc(canonical) as { root: string }).root, canonical);
+  return { id, channel: "quotes", shards: Object.keys(interests).sort(), interests, requested: [...bySymbol], resume: null };
+}
+
+/** A `gex` subscription: one underlying and a window `/v1/gex/{symbol}` accepts (checked against today's date as the route checks it). */
+function planGex(id: string, filters: SubscribeMessage["filters"], now: number): SubscriptionPlan {
+  const { symbol, ...window } = readFilters("gex", filters);
+  if (symbol === undefined) throw new ApiError("missing_symbol", "The gex channel needs 'symbol'.");
+  gexWindow(window, todayInNewYork(new Date(now)));
+  const shard = marketShard(symbol);
+  return { id, channel: "gex", shards: [shard], interests: { [shard]: { kind: "gex", symbol, window } }, resume: null };
+}
+
+const commaList = (text: string | undefined) =>
+  (text ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "");
 
 /** Whether a print belongs to a selection (the shard already kept standing prints only). */
 export function selects(selection: FlowSelection, print: FeedPrint): boolean {

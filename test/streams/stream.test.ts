@@ -5,7 +5,15 @@ import { appendPrints, arrangePrints, type FixturePrint } from "../support/flow-
 import { retainedSessions } from "../support/flow-sessions";
 import { openStream } from "../support/stream-client";
 import { call, expectError, testEnv } from "../support/worker";
-import { FlowMessageSchema, NetflowMessageSchema, StatusMessageSchema } from "../../src/streams/messages";
+import {
+  FlowMessageSchema,
+  GexMessageSchema,
+  NetflowMessageSchema,
+  QuotesMessageSchema,
+  StatusMessageSchema,
+} from "../../src/streams/messages";
+import { BUMP_SCOPES_SQL } from "../../ingest/db/versions";
+import { addDays, createTestUnderlying, etToday, marketSql } from "../support/market-db";
 import { sessionStatus } from "../../src/streams/session-status";
 import { flowBucketShard } from "../../src/streams/shard-rule";
 import { CLOSE_CODES, STREAM_LIMITS } from "../../src/streams/limits";
@@ -321,5 +329,107 @@ describe("GET /v1/stream: the flow channel", () => {
     bodyOf(await admin.revokeKey(account.keys[0]!.id));
     const closed = await stream.closed;
     expect(closed.code).toBe(CLOSE_CODES.invalid_api_key);
+  });
+});
+
+describe("GET /v1/stream: the state channels (quotes, gex)", () => {
+  const expiration = () => addDays(etToday(), 30);
+  const occ = (symbol: string, side: "C" | "P", strike: number) =>
+    `${symbol}${expiration().slice(2).replaceAll("-", "")}${side}${String(strike * 1000).padStart(8, "0")}`;
+  /** A minute of quotes as the ingestor applies it: new values with a newer `as_of`, then the underlying's scope bumped. */
+  let minutes = 0;
+  const applyMinute = async (symbol: string, set: string, contracts: string[]) => {
+    const minute = new Date(Date.now() + 60_000 * ++minutes).toISOString();
+    await marketSql().query(`update option_quotes set ${set}, as_of = $2::timestamptz where option_symbol = any($1::text[])`, [
+      contracts,
+      minute,
+    ]);
+    await marketSql().query(BUMP_SCOPES_SQL, [[symbol], minute]);
+  };
+
+  it("quotes: the current quotes as /v1/options/quotes returns them (with what is missing), then each minute's moved contracts only", async () => {
+    await createTestUnderlying("STRQ", 100, [expiration()], [95, 100, 105]);
+    const { keys } = await newAccount();
+    const auth = { headers: { Authorization: `Bearer ${keys[0]!.key}` } };
+    const wanted = [occ("STRQ", "C", 100), occ("STRQ", "P", 95)];
+    const absent = occ("STRQ", "C", 999);
+    const stream = await openStream(keys[0]!.key, {}, { ack: true });
+    stream.send({ type: "subscribe", id: "q", channel: "quotes", filters: { symbols: [...wanted, absent].join(",") } });
+    const subscribed = await stream.next("subscribed");
+    expect(subscribed.cursor).toBeUndefined();
+    const first = await stream.next("quotes", (m) => m.id === "q");
+    QuotesMessageSchema.parse(first);
+    const rest = (await (await call(`/v1/options/quotes?symbols=${wanted.join(",")}`, auth)).json()) as {
+      quotes: { optionSymbol: string }[];
+    };
+    const bySymbol = (qs: { optionSymbol: string }[]) => [...qs].sort((a, b) => a.optionSymbol.localeCompare(b.optionSymbol));
+    expect(bySymbol(first.quotes)).toEqual(bySymbol(rest.quotes));
+    expect(first.missing).toEqual([absent]);
+    // One subscribed contract and one other move: only the subscribed one is sent.
+    await applyMinute("STRQ", "bid = 2.5, ask = 2.7", [wanted[0]!, occ("STRQ", "C", 105)]);
+    const moved = await stream.next("quotes", (m) => m.id === "q");
+    expect(moved.quotes.map((q) => [q.optionSymbol, q.bid, q.ask])).toEqual([[wanted[0], 2.5, 2.7]]);
+    expect(moved.missing).toBeUndefined();
+    // A whole underlying: every contract at once, then what moves.
+    stream.send({ type: "subscribe", id: "all", channel: "quotes", filters: { underlyings: "STRQ" } });
+    expect((await stream.next("quotes", (m) => m.id === "all")).quotes).toHaveLength(6);
+    await applyMinute("STRQ", "bid = 3.1", [occ("STRQ", "P", 105)]);
+    expect((await stream.next("quotes", (m) => m.id === "all")).quotes.map((q) => [q.optionSymbol, q.bid])).toEqual([
+      [occ("STRQ", "P", 105), 3.1],
+    ]);
+    stream.socket.close(1000);
+  });
+
+  it("gex: the summary /v1/gex/{symbol} computes, then a new one when a minute changes it, and none when a minute changes nothing", async () => {
+    await createTestUnderlying("STRX", 100, [expiration()], [90, 100, 110]);
+    // Dealers long the calls, short the puts: three times the calls' open interest is positive gamma.
+    await marketSql().query(
+      "update option_quotes set iv = 0.3, open_interest = case side when 'call' then 3000 else 1000 end where underlying = 'STRX'",
+    );
+    const { keys } = await newAccount();
+    const rest = (await (await call("/v1/gex/STRX", { headers: { Authorization: `Bearer ${keys[0]!.key}` } })).json()) as Record<
+      string,
+      unknown
+    >;
+    const stream = await openStream(keys[0]!.key, {}, { ack: true });
+    stream.send({ type: "subscribe", id: "g", channel: "gex", filters: { symbol: "STRX" } });
+    await stream.next("subscribed");
+    const first = await stream.next("gex");
+    GexMessageSchema.parse(first);
+    const { strikes: _s, disclaimer: _d, ...summary } = rest;
+    expect(first).toEqual({ type: "gex", id: "g", seq: first.seq, ...summary });
+    expect(first.regime).toBe("positive");
+    // Puts' open interest swells: dealer gamma turns negative.
+    await applyMinute("STRX", "open_interest = 50000", [occ("STRX", "P", 90), occ("STRX", "P", 100), occ("STRX", "P", 110)]);
+    const moved = await stream.next("gex");
+    expect(moved.regime).toBe("negative");
+    expect(moved.netGex).toBeLessThan(0);
+    // A minute that leaves the profile as it was: nothing is sent.
+    await applyMinute("STRX", "bid = bid", [occ("STRX", "C", 100)]);
+    await expect(stream.next("gex", () => true, 5_000)).rejects.toThrow(/no 'gex' message/);
+    stream.socket.close(1000);
+  });
+
+  it("quotes and gex: their REST twins' errors, naming the field; no resuming from a cursor", async () => {
+    const { keys } = await newAccount();
+    const stream = await openStream(keys[0]!.key);
+    stream.send({ type: "subscribe", id: "a", channel: "quotes" });
+    expect(await stream.next("error")).toMatchObject({ id: "a", error: "missing_symbol" });
+    stream.send({ type: "subscribe", id: "b", channel: "quotes", filters: { symbols: "SPY,NOTOCC" } });
+    expect(await stream.next("error")).toMatchObject({ id: "b", error: "invalid_parameter", message: expect.stringMatching(/'symbols'/) });
+    const many = Array.from({ length: STREAM_LIMITS.quoteContracts + 1 }, (_, i) => occ("SPY", "C", 1 + i)).join(",");
+    stream.send({ type: "subscribe", id: "c", channel: "quotes", filters: { symbols: many } });
+    expect(await stream.next("error")).toMatchObject({ id: "c", error: "too_many_symbols" });
+    stream.send({ type: "subscribe", id: "d", channel: "quotes", filters: { underlyings: "A,B,C,D,E,F" } });
+    expect((await stream.next("error")).message).toMatch(/'underlyings': at most 5/);
+    stream.send({ type: "subscribe", id: "e", channel: "gex", filters: { symbol: "NOSUCH" } });
+    expect(await stream.next("error")).toMatchObject({ id: "e", error: "not_found" });
+    stream.send({ type: "subscribe", id: "f", channel: "gex", filters: { symbol: "SPY", zeroDte: true, maxDte: 5 } });
+    expect((await stream.next("error")).message).toMatch(/'zeroDte'/);
+    stream.send({ type: "subscribe", id: "g", channel: "gex", filters: { symbol: "SPY" }, since: "x.y" });
+    expect((await stream.next("error")).message).toMatch(/'since'.*state/);
+    stream.send({ type: "ping" });
+    await stream.next("pong");
+    stream.socket.close(1000);
   });
 });

@@ -546,7 +546,7 @@ export interface paths {
          *     own backend). Opening counts one request against the per-minute limit, and so does each subscribe; a stream holds no in-flight slot.
          *     An account holds at most 5 streams (`/v1/usage` shows them), each at most 10 subscriptions.
          *
-         *     **Channels**: `flow`, `netflow`, `status`. `flow`: prints as `/v1/flow` returns them, filtered with its
+         *     **Channels**: `flow`, `netflow`, `quotes`, `gex`, `status`. `flow`: prints as `/v1/flow` returns them, filtered with its
          *     parameters. `status` (no filters): the session's phase (pre-open, open, closed, early close) and each feed schema's lag, at once
          *     and every 5 s, so a quiet market can be told from a broken feed.
          *
@@ -606,11 +606,11 @@ export interface components {
             /** @description The client's name for the subscription; every message of it carries it back. */
             id: string;
             /**
-             * @description `flow`: prints as `/v1/flow` returns them, in feed order per shard; `netflow`: one underlying's 1-minute cumulative net flow as `/v1/flow/net` computes it; `status`: the session's phase and the feed's lag.
+             * @description `flow`: prints as `/v1/flow` returns them, in feed order per shard; `netflow`: one underlying's 1-minute cumulative net flow as `/v1/flow/net` computes it; `quotes`: contract quotes as `/v1/options/quotes` returns them, each minute's new values; `gex`: an underlying's GEX summary as `/v1/gex/{symbol}` computes it, whenever a minute changes it; `status`: the session's phase and the feed's lag.
              * @enum {string}
              */
-            channel: "flow" | "netflow" | "status";
-            /** @description The REST twin's query parameters (`/v1/flow`: symbols/tickers, minPremium, side, sentiment, type, executionType; `/v1/flow/net`: symbol, minPremium). */
+            channel: "flow" | "netflow" | "quotes" | "gex" | "status";
+            /** @description The REST twin's query parameters (`/v1/flow`: symbols/tickers, minPremium, side, sentiment, type, executionType; `/v1/flow/net`: symbol, minPremium; `quotes`: symbols (OCC, up to 1000) and/or underlyings (up to 5); `/v1/gex/{symbol}`: symbol, minDte, maxDte, zeroDte). */
             filters?: {
                 [key: string]: string | number | boolean;
             };
@@ -644,8 +644,8 @@ export interface components {
             /** @description The client's name for the subscription; every message of it carries it back. */
             id: string;
             /** @enum {string} */
-            channel: "flow" | "netflow" | "status";
-            /** @description Where the subscription starts (`flow`, `netflow`); a state channel (`status`) has none. */
+            channel: "flow" | "netflow" | "quotes" | "gex" | "status";
+            /** @description Where the subscription starts (`flow`, `netflow`); a state channel (`quotes`, `gex`, `status`) has none. */
             cursor?: string;
         } | {
             /** @constant */
@@ -748,6 +748,84 @@ export interface components {
                 /** @description Cumulative ask-side minus bid-side contracts, calls and puts. */
                 netVolume: number;
             }[];
+        } | {
+            /** @constant */
+            type: "quotes";
+            /** @description The client's name for the subscription; every message of it carries it back. */
+            id: string;
+            /** @description This stream's data messages, numbered from 1: acknowledge with `ack` (WebSocket). */
+            seq: number;
+            /** @description Quotes as `/v1/options/quotes` returns them: first every subscribed contract's current quote, then each minute the contracts whose quote it moved. Replace the quote you hold for the same `optionSymbol`. */
+            quotes: {
+                /** @description OCC symbol (compact form). */
+                optionSymbol: string;
+                underlying: string;
+                /** Format: date */
+                expiration: string;
+                /** @description USD. */
+                strike: number;
+                /** @enum {string} */
+                side: "call" | "put";
+                bid: number | null;
+                ask: number | null;
+                mid: number | null;
+                last: number | null;
+                /** @description Contracts traded in the current session. */
+                volume: number | null;
+                /** @description From the previous session settlement. */
+                openInterest: number | null;
+                /** @description Implied volatility in percent (22.37 = 22.37%). */
+                iv: number | null;
+                delta: number | null;
+                /** @description Delta change per $1 underlying move. */
+                gamma: number | null;
+                /** @description Dollars per calendar day, per share. */
+                theta: number | null;
+                /** @description Dollars per 1% IV change, per share. */
+                vega: number | null;
+                /** @description Dollars per 1% rate change, per share. */
+                rho: number | null;
+                /** @description Spot at quote time. */
+                underlyingPrice: number | null;
+                /** @description (ask − bid) / mid × 100; null when ask < bid or there is no two-sided market. */
+                spreadPercent: number | null;
+                /** @description Days to expiration versus the current ET calendar date. */
+                dte: number;
+                asOf: string | null;
+            }[];
+            /** @description In the first message only: requested contracts that were not found, as sent. */
+            missing?: string[];
+        } | {
+            symbol: string;
+            /** @description Spot, USD. */
+            stockPrice: number;
+            /** @description Snapshot time of the chain. */
+            asOf: string | null;
+            /**
+             * @description Sign of net dealer gamma: positive, negative or neutral (zero).
+             * @enum {string}
+             */
+            regime: "positive" | "negative" | "neutral";
+            /** @description positive when stockPrice > gammaFlip, negative when <, neutral when equal; null without a flip. */
+            flipRegime: ("positive" | "negative" | "neutral") | null;
+            /** @description Signed. Dollars per 1% move of the underlying, rounded to the dollar. */
+            netGex: number;
+            /** @description Dollars per 1% move of the underlying, rounded to the dollar. */
+            totalCallGex: number;
+            /** @description Dollars per 1% move of the underlying, rounded to the dollar. */
+            totalPutGex: number;
+            /** @description Spot level nearest the current one where net GEX changes sign (sticky-strike re-pricing, ±20% of spot), USD; null when none. */
+            gammaFlip: number | null;
+            /** @description Strike with the highest positive net GEX; falls back to the highest absolute net GEX. */
+            callWallStrike: number | null;
+            /** @description Strike with the most negative net GEX; falls back to the highest absolute net GEX. */
+            putWallStrike: number | null;
+            /** @constant */
+            type: "gex";
+            /** @description The client's name for the subscription; every message of it carries it back. */
+            id: string;
+            /** @description This stream's data messages, numbered from 1: acknowledge with `ack` (WebSocket). */
+            seq: number;
         } | {
             /** @constant */
             type: "status";
@@ -4073,7 +4151,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description SSE: the channel. */
-                channel?: "flow" | "netflow" | "status";
+                channel?: "flow" | "netflow" | "quotes" | "gex" | "status";
                 /** @description SSE: the subscription's id (default `sse`). */
                 id?: string;
                 /** @description SSE: a cursor to resume after. */

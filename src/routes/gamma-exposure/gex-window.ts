@@ -15,8 +15,11 @@ export const gexWindowParams = {
   zeroDte: booleanParam({ description: "Only same-day expirations; with maxDte above 0 gives 400 invalid_parameter." }),
 };
 
+/** A GEX request's window parameters, as given. */
+export type GexWindowQuery = DteQuery & { zeroDte?: boolean };
+
 /** The expiration dates [from, to] a GEX request covers, from the spec's DTE rules. */
-export function gexWindow(q: DteQuery & { zeroDte?: boolean }, today: string): { from: string; to: string } {
+export function gexWindow(q: GexWindowQuery, today: string): { from: string; to: string } {
   const window = dteWindow(q, { zeroMaxIsUnset: false });
   if (q.zeroDte) {
     if (window.max !== undefined && window.max > 0) {

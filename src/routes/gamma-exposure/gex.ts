@@ -5,7 +5,7 @@ import { isoTimestamp } from "../../db/timestamps";
 import { unknownSymbol } from "../../http/errors";
 import { requestMinute, requestToday } from "../../http/request-clock";
 import { defineRoute } from "../../http/route";
-import { gexBookAt, readGexInputs } from "../../market/gamma-exposure";
+import { gexBookAt, readGexInputs, type GexInputs } from "../../market/gamma-exposure";
 import { snapshotResponse } from "../../edge-cache/snapshot-response";
 import { gexWindow, gexWindowParams } from "./gex-window";
 
@@ -41,6 +41,12 @@ export const GexProfileSchema = z.object({
 });
 export type GexProfileBody = z.infer<typeof GexProfileSchema>;
 
+/** The profile of an underlying's window as of `at` (the `gex` stream sends it without the strikes). */
+export function gexProfileBody(symbol: string, inputs: GexInputs, asOf: string | null, at: Date): GexProfileBody {
+  const { spot, book } = gexBookAt(inputs, at);
+  return { symbol, stockPrice: spot, asOf: isoTimestamp(asOf), ...gexProfile(book, spot), disclaimer: GEX_DISCLAIMER };
+}
+
 /** The snapshot-derived value both GEX routes compute from (per symbol, window and snapshot version). */
 export const gexInputsName = (symbol: string, from: string, to: string) => `gex-inputs:${symbol}:${from}:${to}`;
 
@@ -72,14 +78,7 @@ export const gexRoute = defineRoute({
       compute: (read) => readGexInputs(read, params.symbol, from, to),
       render: ({ snapshot, value }): GexProfileBody => {
         if (!value.exists) throw unknownSymbol(params.symbol);
-        const { spot, book } = gexBookAt(value, at);
-        return {
-          symbol: params.symbol,
-          stockPrice: spot,
-          asOf: isoTimestamp(snapshot.asOf),
-          ...gexProfile(book, spot),
-          disclaimer: GEX_DISCLAIMER,
-        };
+        return gexProfileBody(params.symbol, value, snapshot.asOf, at);
       },
     });
   },

@@ -19,6 +19,30 @@ export const BatchQuotesSchema = z.object({
 });
 export type BatchQuotes = z.infer<typeof BatchQuotesSchema>;
 
+/**
+ * Comma-separated OCC symbols as the batch route reads them: canonical symbol → as sent (the first
+ * spelling of duplicates), and their roots; none, a bad one or more than `max` distinct is the 400.
+ */
+export function occSymbols(text: string | undefined, max: number): { bySymbol: Map<string, string>; roots: Set<string> } {
+  const requested = (text ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+  if (requested.length === 0) throw new ApiError("missing_symbol", "Query parameter 'symbols' is required: comma-separated OCC symbols.");
+  const bySymbol = new Map<string, string>();
+  const roots = new Set<string>();
+  for (const sent of requested) {
+    const contract = parseOcc(sent);
+    if (!contract)
+      throw new ApiError("invalid_parameter", `Invalid query parameter 'symbols': '${sent.slice(0, 32)}' is not an OCC option symbol.`);
+    const canonical = formatOcc(contract);
+    roots.add(contract.root);
+    if (!bySymbol.has(canonical)) bySymbol.set(canonical, sent);
+  }
+  if (bySymbol.size > max) throw new ApiError("too_many_symbols", `At most ${max} distinct symbols per request; got ${bySymbol.size}.`);
+  return { bySymbol, roots };
+}
+
 export const batchQuotesRoute = defineRoute({
   method: "get",
   path: "/v1/options/quotes",
@@ -32,25 +56,7 @@ export const batchQuotesRoute = defineRoute({
   response: { description: "Quotes found and symbols missing.", schema: BatchQuotesSchema },
   errors: ["missing_symbol", "too_many_symbols"],
   handler: async (c, { query }) => {
-    const requested = (query.symbols ?? "")
-      .split(",")
-      .map((s) => s.trim())
-      .filter((s) => s.length > 0);
-    if (requested.length === 0) throw new ApiError("missing_symbol", "Query parameter 'symbols' is required: comma-separated OCC symbols.");
-    const bySymbol = new Map<string, string>();
-    const roots = new Set<string>();
-    for (const text of requested) {
-      const contract = parseOcc(text);
-      if (!contract)
-        throw new ApiError("invalid_parameter", `Invalid query parameter 'symbols': '${text.slice(0, 32)}' is not an OCC option symbol.`);
-      const canonical = formatOcc(contract);
-      roots.add(contract.root);
-      if (!bySymbol.has(canonical)) bySymbol.set(canonical, text);
-    }
-    const max = c.get("account").limits.batchQuoteSymbols;
-    if (bySymbol.size > max) {
-      throw new ApiError("too_many_symbols", `At most ${max} distinct symbols per request; got ${bySymbol.size}.`);
-    }
+    const { bySymbol, roots } = occSymbols(query.symbols, c.get("account").limits.batchQuoteSymbols);
     const symbols = [...bySymbol.keys()].sort();
     return snapshotResponse(c, {
       name: await parameterKey("option-quotes", symbols),
