@@ -5,7 +5,7 @@ import { responseMeta, type ApiResult } from "./meta.js";
 import type { OperationData, OperationId, OperationInput, Operations } from "./operations.js";
 import { paginatedOperations, type PaginatedOperations } from "./pagination.js";
 import { retryDelayMs, sleep, type RetryOptions } from "./retry.js";
-import { streamFlow, type FlowFilters, type FlowSubscription, type StreamOptions } from "./stream.js";
+import { streamChannel, type ChannelSubscription, type StreamChannel, type StreamFilters, type StreamOptions } from "./stream.js";
 
 export interface ClientOptions {
   /** e.g. `https://api.example.com` or `http://127.0.0.1:8787`. */
@@ -17,10 +17,8 @@ export interface ClientOptions {
   fetch?: (request: Request) => Promise<Response>;
 }
 
-/** Push: one async iterator per subscription of `/v1/stream`, reconnecting and resuming by itself. */
-export interface StreamChannels {
-  flow(filters?: FlowFilters, options?: StreamOptions): FlowSubscription;
-}
+/** Push: one async iterator per subscription of `/v1/stream`, each channel with its REST twin's filters, reconnecting and resuming by itself. */
+export type StreamChannels = { [C in StreamChannel]: (filters?: StreamFilters, options?: StreamOptions) => ChannelSubscription<C> };
 
 /** The client: a typed method per operation, `paginate` for the lists, `stream` for push. */
 export type OdsClient = Operations & { paginate: PaginatedOperations; stream: StreamChannels };
@@ -82,6 +80,16 @@ export function createClient(options: ClientOptions): OdsClient {
   const methods = Object.fromEntries(
     (Object.keys(operationTable) as OperationId[]).map((id) => [id, (input?: OperationInput<typeof id>) => call(id, input ?? {})]),
   ) as unknown as Operations;
-  const stream: StreamChannels = { flow: (filters = {}, streamOptions) => streamFlow(baseUrl, options.apiKey, filters, streamOptions) };
+  const channel =
+    <C extends StreamChannel>(name: C) =>
+    (filters: StreamFilters = {}, streamOptions?: StreamOptions) =>
+      streamChannel(baseUrl, options.apiKey, name, filters, streamOptions);
+  const stream: StreamChannels = {
+    flow: channel("flow"),
+    netflow: channel("netflow"),
+    quotes: channel("quotes"),
+    gex: channel("gex"),
+    status: channel("status"),
+  };
   return { ...methods, paginate: paginatedOperations(call), stream };
 }

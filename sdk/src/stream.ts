@@ -1,19 +1,21 @@
 import type { components } from "./generated/api.js";
 
 type ServerMessage = components["schemas"]["StreamServerMessage"];
-type FlowMessage = Extract<ServerMessage, { type: "flow" }>;
 type SubscribeMessage = Extract<components["schemas"]["StreamClientMessage"], { type: "subscribe" }>;
 
-/** A print as the `flow` channel (and `/v1/flow`) serves it. */
-export type FlowPrint = FlowMessage["prints"][number];
-/** `/v1/flow`'s filters, as the subscribe message carries them. */
-export type FlowFilters = NonNullable<SubscribeMessage["filters"]>;
+/** The channels of `/v1/stream`. */
+export type StreamChannel = SubscribeMessage["channel"];
+/** A channel's data message: `flow` prints, `netflow` points, `quotes`, a `gex` summary, a `status` report. */
+export type ChannelMessage<C extends StreamChannel> = Extract<ServerMessage, { type: C }>;
+/** The REST twin's query parameters, as the subscribe message carries them. */
+export type StreamFilters = NonNullable<SubscribeMessage["filters"]>;
 
-/** One message's prints and the cursor that resumes after them. */
-export interface FlowBatch {
-  prints: FlowPrint[];
-  cursor: string;
-}
+/** One `flow` message: its prints and the cursor that resumes after them. */
+export type FlowBatch = ChannelMessage<"flow">;
+/** A print as the `flow` channel (and `/v1/flow`) serves it. */
+export type FlowPrint = FlowBatch["prints"][number];
+/** `/v1/flow`'s filters. */
+export type FlowFilters = StreamFilters;
 
 /** The stream ended for good: a refused key or account (close 4401/4403), or a refused subscription. */
 export class OdsStreamError extends Error {
@@ -29,7 +31,7 @@ export class OdsStreamError extends Error {
 }
 
 export interface StreamOptions {
-  /** Resume after this cursor (a `FlowBatch.cursor` of an earlier stream). */
+  /** Resume after this cursor (`flow`, `netflow`: the `cursor` of a message of an earlier stream). */
   since?: string;
   /** Longest wait between reconnection attempts (ms, default 10,000); the first is 250 ms, then doubling. */
   maxRetryMs?: number;
@@ -37,8 +39,8 @@ export interface StreamOptions {
   WebSocket?: new (url: string, init: { headers: Record<string, string> }) => WebSocket;
 }
 
-export interface FlowSubscription extends AsyncIterable<FlowBatch> {
-  /** Where a new subscription would resume: the last batch taken, or the last heartbeat's. */
+export interface ChannelSubscription<C extends StreamChannel> extends AsyncIterable<ChannelMessage<C>> {
+  /** Where a new subscription would resume (`flow`, `netflow`): the last message taken, or the last heartbeat's. */
   readonly cursor: string | undefined;
   /** Reconnections so far. */
   readonly reconnects: number;
@@ -47,17 +49,27 @@ export interface FlowSubscription extends AsyncIterable<FlowBatch> {
 
 const FINAL_CLOSES = new Set([4401, 4403]);
 
+export type FlowSubscription = ChannelSubscription<"flow">;
+
 /**
- * The `flow` channel of `/v1/stream` as an async iterator of batches, over one WebSocket that
- * reconnects by itself and resumes from the last cursor taken: a dropped connection, a deploy or a
- * `lagged` close costs a reconnect, never a print, and never delivers one twice. Each batch is
- * acknowledged when the loop takes it, so a slow loop slows the server down rather than piling up
- * messages here (past the server's window it ends the socket with `lagged`, and this resumes).
+ * One channel of `/v1/stream` as an async iterator of its messages, over one WebSocket that
+ * reconnects by itself. `flow` and `netflow` resume from the last cursor taken: a dropped
+ * connection, a deploy or a `lagged` close costs a reconnect, never a print, and never delivers one
+ * twice. `quotes`, `gex` and `status` are state: after a reconnect they start again with the current
+ * values. Each message is acknowledged when the loop takes it, so a slow loop slows the server down
+ * rather than piling up messages here (past the server's window it ends the socket with `lagged`,
+ * and this resumes).
  */
-export function streamFlow(baseUrl: string, apiKey: string, filters: FlowFilters, options: StreamOptions = {}): FlowSubscription {
+export function streamChannel<C extends StreamChannel>(
+  baseUrl: string,
+  apiKey: string,
+  channel: C,
+  filters: StreamFilters,
+  options: StreamOptions = {},
+): ChannelSubscription<C> {
   const Socket = options.WebSocket ?? (globalThis.WebSocket as unknown as NonNullable<StreamOptions["WebSocket"]>);
   const url = `${baseUrl.replace(/^http/, "ws")}/v1/stream`;
-  const queue: FlowMessage[] = [];
+  const queue: ChannelMessage<C>[] = [];
   let cursor = options.since;
   let failure: OdsStreamError | null = null;
   let closed = false;
@@ -75,7 +87,7 @@ export function streamFlow(baseUrl: string, apiKey: string, filters: FlowFilters
     socket = ws;
     let subscribed = false;
     ws.addEventListener("open", () => {
-      const subscribe: SubscribeMessage = { type: "subscribe", id: "flow", channel: "flow", filters, ...(cursor ? { since: cursor } : {}) };
+      const subscribe: SubscribeMessage = { type: "subscribe", id: channel, channel, filters, ...(cursor ? { since: cursor } : {}) };
       ws.send(JSON.stringify(subscribe));
     });
     ws.addEventListener("message", (event) => {
@@ -83,8 +95,8 @@ export function streamFlow(baseUrl: string, apiKey: string, filters: FlowFilters
       if (message.type === "subscribed") {
         subscribed = true;
         cursor ??= message.cursor;
-      } else if (message.type === "flow") queue.push(message);
-      else if (message.type === "heartbeat" && queue.length === 0 && message.cursors.flow) cursor = message.cursors.flow;
+      } else if (message.type === channel) queue.push(message as ChannelMessage<C>);
+      else if (message.type === "heartbeat" && queue.length === 0 && message.cursors[channel]) cursor = message.cursors[channel];
       else if (message.type === "error") failure = new OdsStreamError(message.message, message.error);
       else return;
       notify();
@@ -107,15 +119,14 @@ export function streamFlow(baseUrl: string, apiKey: string, filters: FlowFilters
   };
   connect(0);
 
-  async function* batches(): AsyncGenerator<FlowBatch> {
+  async function* messages(): AsyncGenerator<ChannelMessage<C>> {
     try {
       for (;;) {
         const message = queue.shift();
         if (message) {
-          // Messages queued before a reconnect may overlap what the new subscription resent: the cursor decides.
-          cursor = message.cursor;
-          socket?.send(JSON.stringify({ type: "ack", seq: message.seq }));
-          yield { prints: message.prints, cursor: message.cursor };
+          if ("cursor" in message) cursor = message.cursor;
+          if ("seq" in message) socket?.send(JSON.stringify({ type: "ack", seq: message.seq }));
+          yield message;
           continue;
         }
         if (failure) throw failure;
@@ -127,7 +138,7 @@ export function streamFlow(baseUrl: string, apiKey: string, filters: FlowFilters
     }
   }
 
-  const subscription: FlowSubscription = {
+  const subscription: ChannelSubscription<C> = {
     get cursor() {
       return cursor;
     },
@@ -139,7 +150,7 @@ export function streamFlow(baseUrl: string, apiKey: string, filters: FlowFilters
       socket?.close(1000, "done");
       notify();
     },
-    [Symbol.asyncIterator]: batches,
+    [Symbol.asyncIterator]: messages,
   };
   return subscription;
 }

@@ -62,6 +62,32 @@ describe("ods.stream against wrangler dev", () => {
     },
   );
 
+  it(
+    "iterates netflow: the session's series, then the minutes new prints moved, as getNetFlow computes them",
+    { timeout: 60_000 },
+    async () => {
+      const ticker = "SDKN";
+      await nodeMarketSql().query("delete from flow_prints where ticker = $1", [ticker]);
+      await insertPrints(ticker, 100);
+      const ods = createClient({ baseUrl: sharedWorker().url, apiKey: key });
+      const netflow = ods.stream.netflow({ symbol: ticker, minPremium: 1_000 });
+      const held = new Map<string, unknown>();
+      let inserted = false;
+      for await (const message of netflow) {
+        for (const p of message.points) held.set(p.t, p);
+        if (!inserted) {
+          inserted = true;
+          await insertPrints(ticker, 100, 101);
+          await wake();
+        }
+        const last = [...held.values()].at(-1) as { netVolume: number } | undefined;
+        if (last?.netVolume === 200 * 30) break;
+      }
+      const rest = await ods.getNetFlow({ symbol: ticker, minPremium: 1_000 });
+      expect([...held.values()]).toEqual(rest.data.points);
+    },
+  );
+
   it("ends the iteration with the API's error for a bad filter", async () => {
     const ods = createClient({ baseUrl: sharedWorker().url, apiKey: key });
     const flow = ods.stream.flow({ minPremium: "lots" });
