@@ -70,7 +70,8 @@ function printTable(stacks: Stack[], results: [Target, Figures[]][]): void {
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
-  if (process.argv.slice(2).includes("ingest")) {
+  const streaming = process.argv.slice(2).includes("stream");
+  if (process.argv.slice(2).includes("ingest") || streaming) {
     const number = (name: string, fallback: number) => {
       const value = Number(args.get(name) ?? fallback);
       if (!(value > 0)) throw new Error(`--${name} takes a positive number`);
@@ -88,6 +89,8 @@ async function main(): Promise<void> {
       minutes: Math.round(number("minutes", 391)),
       quoteMinutes: Math.round(number("quote-minutes", 5)),
       idleSeconds: number("idle-seconds", 60),
+      // `npm run bench -- stream`: the ingest benchmark with 1,000 stream clients through its trades phase.
+      streams: streaming ? Math.round(number("streams", 1_000)) : 0,
     });
   }
   const seconds = Number(args.get("seconds") ?? 10);

@@ -14,6 +14,8 @@ import { percentile } from "./measure";
 import { explainWritePath } from "./ingest-explain";
 import type { BuildSteps } from "../ingest/screener/partitions";
 import { BenchStacks } from "./stack";
+import { StreamClients } from "./stream-clients";
+import { STREAM_LIMITS } from "../src/streams/limits";
 import { marketTargets, USAGE } from "./targets";
 
 const NS_PER_MS = 1_000_000n;
@@ -37,6 +39,8 @@ export interface IngestBenchOptions {
   ingestNice: number;
   /** A file every line the ingestor logs is appended to, with the wall time it was read (none: not kept). */
   ingestLog?: string;
+  /** Stream clients on `/v1/stream` through the trades phase (`npm run bench -- stream`; 0: none). */
+  streams: number;
 }
 
 /** A written batch, as the ingestor logged it, with the wall time the benchmark read the line. */
@@ -172,6 +176,7 @@ export async function benchIngest(options: IngestBenchOptions): Promise<void> {
     await backend.typedQuery(`delete from feed_positions where feed = $1`, [OPRA_FEED]);
     const stack = await stacks.start(0);
     const keys = await stacks.accountKeys();
+    const streamKeys = options.streams > 0 ? await stacks.accountKeys(Math.ceil(options.streams / STREAM_LIMITS.streamsPerAccount)) : null;
     const market = await marketTargets(backend);
     const ivUnderlying = (await backend.typedQuery(`select underlying from option_quotes where option_symbol = $1`, [market.batch[0]!]))
       .rows[0]!.underlying as string;
@@ -273,6 +278,8 @@ export async function benchIngest(options: IngestBenchOptions): Promise<void> {
     await until(opened, 600_000, "the opening minute's quotes");
     const setupMs = Date.now() - setupFrom;
     const setup = written.filter((w) => w.lane === "contracts");
+    // Opened once the day's opening quotes stand: the state channels start from them.
+    const streams = streamKeys && (await StreamClients.open(stack.url, streamKeys, options.streams, backend));
 
     feed.stdin!.write("go\n");
     await until(() => goAt !== null, 10_000, "the feed's start");
@@ -281,6 +288,15 @@ export async function benchIngest(options: IngestBenchOptions): Promise<void> {
     const quotesFrom = scheduledAt(plan.realtimeFrom)!;
     await until(() => Date.now() >= quotesFrom, 24 * 3_600_000, "the real-time minutes");
     phase = "quotes";
+    if (streams) {
+      // The streams' figures are the trades phase's: the issue's 4,000 trades/s.
+      streams.close();
+      const trades = written.filter((w) => w.lane === "trades");
+      await streams.report(backend, (tradeMs) => {
+        const ns = BigInt(tradeMs) * NS_PER_MS;
+        return trades.find((w) => w.newest >= ns)?.at ?? null;
+      });
+    }
     await until(() => Date.now() >= scheduledAt(end)!, 3_600_000, "the session's end");
     phase = "drain";
     const lastQuotes = () => written.some((w) => w.lane === "quotes" && w.newest >= end);

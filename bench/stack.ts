@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { generateAdminToken } from "../src/domain/admin-token";
 import { AdminClient } from "../ingest/admin-api/admin-client";
+import type { AdminResult } from "../ingest/admin-api/admin-api";
 import { startWorker, waitUntilUp, type WorkerProcess } from "../devkit/worker-process";
 import { startNeonHttpServer, type NeonHttpServer } from "../devkit/neon-endpoint/neon-http-server";
 import type { SqlBackend } from "../ingest/db/sql-backend";
@@ -38,14 +39,24 @@ export class BenchStacks {
     return stack;
   }
 
-  /** Keys of new active basic accounts, made through the first stack (the stacks share the control database). */
-  async accountKeys(): Promise<string[]> {
+  /**
+   * Keys of `count` new active basic accounts, made through the first stack (the stacks share the
+   * control database); past the admin API's per-minute limit it waits and goes on.
+   */
+  async accountKeys(count = BENCH_ACCOUNTS): Promise<string[]> {
     const admin = new AdminClient(this.stacks[0]!.url, this.adminToken);
-    const run = `bench-${Date.now().toString(36)}`;
+    const run = `bench-${Date.now().toString(36)}-${randomBytes(3).toString("hex")}`;
+    const paced = async <T>(call: () => Promise<AdminResult<T>>): Promise<AdminResult<T>> => {
+      for (;;) {
+        const result = await call();
+        if (result.status !== 429) return result;
+        await new Promise((resolve) => setTimeout(resolve, 5_000));
+      }
+    };
     const keys: string[] = [];
-    for (let i = 0; i < BENCH_ACCOUNTS; i++) {
-      const created = await admin.createAccount({ name: `${run}-${i}`, status: "active", plan: "basic" });
-      const key = created.ok ? await admin.createKey(`${run}-${i}`) : undefined;
+    for (let i = 0; i < count; i++) {
+      const created = await paced(() => admin.createAccount({ name: `${run}-${i}`, status: "active", plan: "basic" }));
+      const key = created.ok ? await paced(() => admin.createKey(`${run}-${i}`)) : undefined;
       if (!key?.ok) throw new Error("could not create benchmark accounts");
       keys.push(key.body.key);
     }
