@@ -52,7 +52,8 @@ const post = (key: string, body: unknown) =>
     method: "POST",
     headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
     body: JSON.stringify(body),
-    signal: AbortSignal.timeout(10_000),
+    // Long enough for a body read after a 1,000-request burst on a loaded machine (the timeout aborts the body too).
+    signal: AbortSignal.timeout(60_000),
   });
 const remaining = (res: Response) => Number(res.headers.get("X-RateLimit-Remaining"));
 
