@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import { and, eq, gt, inArray, or } from "drizzle-orm";
+import { and, eq, gt, inArray, or, sql } from "drizzle-orm";
 import { workerDatabase } from "../db/worker-database";
 import { marketState, marketVersions, optionQuotes } from "../db/schema";
 import type { Database } from "../db/client";
@@ -14,6 +14,7 @@ import { marketStateQuery } from "../market/snapshot";
 import { gexProfileBody } from "../routes/gamma-exposure/gex";
 import { gexWindow, type GexWindowQuery } from "../routes/gamma-exposure/gex-window";
 import { toOptionQuote, type OptionQuote } from "../routes/quotes-and-options/option-contract";
+import { HubInterests, type StoredInterests } from "./hub-interests";
 import { STREAM_LIMITS } from "./limits";
 import type { GexSummary } from "./messages";
 
@@ -49,8 +50,7 @@ export class MarketShard extends DurableObject<Bindings> {
   #since: number | null = null;
   /** Per quote scope, the newest quote minute sent (`option_quotes.as_of`). */
   #seen = new Map<string, string>();
-  /** Hub → subscription key → interest. */
-  #interests = new Map<string, Map<string, MarketInterest>>();
+  #interests = new HubInterests<MarketInterest>();
   /** Per GEX key, the last summary sent (memory: after an eviction one equal summary may go again). */
   #lastGex = new Map<string, string>();
   #reading: Promise<void> | null = null;
@@ -62,8 +62,7 @@ export class MarketShard extends DurableObject<Bindings> {
       this.#name = (stored.get("name") as string | undefined) ?? "";
       this.#since = (stored.get("since") as number | undefined) ?? null;
       this.#seen = new Map(Object.entries((stored.get("seen") as Record<string, string> | undefined) ?? {}));
-      const interests = (stored.get("interests") as Record<string, Record<string, MarketInterest>> | undefined) ?? {};
-      for (const [hub, keys] of Object.entries(interests)) this.#interests.set(hub, new Map(Object.entries(keys)));
+      this.#interests = new HubInterests(stored.get("interests") as StoredInterests<MarketInterest> | undefined);
     });
   }
 
@@ -105,19 +104,14 @@ export class MarketShard extends DurableObject<Bindings> {
       if (summary === null) return { gex: null };
       result = { gex: summary };
     }
-    const keys = this.#interests.get(hub) ?? new Map<string, MarketInterest>();
-    keys.set(key, interest);
-    this.#interests.set(hub, keys);
+    this.#interests.add(hub, key, interest);
     await this.#persist();
     if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now() + STREAM_LIMITS.marketPollMs);
     return result;
   }
 
   async unsubscribe(hub: string, key: string): Promise<void> {
-    const keys = this.#interests.get(hub);
-    if (!keys?.delete(key)) return;
-    if (keys.size === 0) this.#interests.delete(hub);
-    await this.#persist();
+    if (this.#interests.remove(hub, key)) await this.#persist();
   }
 
   override async alarm(): Promise<void> {
@@ -145,7 +139,7 @@ export class MarketShard extends DurableObject<Bindings> {
   /** One read of what moved, then one read of its new state, then one call per hub. */
   async #read(): Promise<void> {
     const db = workerDatabase(this.env, "market");
-    const all = [...this.#interests.values()].flatMap((keys) => [...keys.values()]);
+    const all = this.#interests.all();
     const scopes = new Set(all.flatMap((i) => (i.kind === "quotes" ? Object.keys(i.scopes) : [i.symbol])));
     if (scopes.size === 0 || this.#since === null) return;
     const moved = await db
@@ -188,15 +182,15 @@ export class MarketShard extends DurableObject<Bindings> {
     await this.#persist();
     if (quotes.length === 0 && Object.keys(gex).length === 0) return;
     await Promise.allSettled(
-      [...this.#interests].map(([hub, keys]) => {
-        const wanted = quotes.filter((q) => [...keys.values()].some((i) => wantsQuote(i, q)));
+      this.#interests.byHub().map(([hub, interests]) => {
+        const wanted = quotes.filter((q) => interests.some((i) => wantsQuote(i, q)));
         const gexWanted = Object.fromEntries(
-          Object.entries(gex).filter(([k]) => [...keys.values()].some((i) => i.kind === "gex" && gexKey(i.symbol, i.window) === k)),
+          Object.entries(gex).filter(([k]) => interests.some((i) => i.kind === "gex" && gexKey(i.symbol, i.window) === k)),
         );
         if (wanted.length === 0 && Object.keys(gexWanted).length === 0) return Promise.resolve();
         return this.env.STREAM_HUB.getByName(hub)
           .deliverMarket({ shard: this.#name, quotes: wanted, gex: gexWanted })
-          .then((held) => this.#keepOnly(hub, held));
+          .then((held) => this.#interests.keepOnly(hub, held));
       }),
     );
   }
@@ -226,16 +220,13 @@ export class MarketShard extends DurableObject<Bindings> {
     return configFrom(this.env).MARKET_CLOCK ?? new Date();
   }
 
-  #keepOnly(hub: string, held: string[]): void {
-    const keys = this.#interests.get(hub);
-    if (!keys) return;
-    for (const key of [...keys.keys()]) if (!held.includes(key)) keys.delete(key);
-    if (keys.size === 0) this.#interests.delete(hub);
-  }
-
   async #persist(): Promise<void> {
-    const interests = Object.fromEntries([...this.#interests].map(([hub, keys]) => [hub, Object.fromEntries(keys)]));
-    await this.ctx.storage.put({ name: this.#name, since: this.#since, seen: Object.fromEntries(this.#seen), interests });
+    await this.ctx.storage.put({
+      name: this.#name,
+      since: this.#since,
+      seen: Object.fromEntries(this.#seen),
+      interests: this.#interests.toJSON(),
+    });
   }
 }
 
@@ -254,7 +245,8 @@ function quotesQuery(db: Database, scopes: Record<string, string[] | null>, seen
   const conditions = Object.entries(scopes).map(([scope, symbols]) => {
     const which = symbols === null ? eq(optionQuotes.underlying, scope) : inArray(optionQuotes.optionSymbol, symbols);
     const since = seen.get(scope);
-    return all || !since ? which : and(which, gt(optionQuotes.asOf, since));
+    // At the millisecond the newest minute was kept at (`isoTimestamp`): a row of that very instant is not new.
+    return all || !since ? which : and(which, sql`date_trunc('milliseconds', ${optionQuotes.asOf}) > ${since}::timestamptz`);
   });
   return db
     .select(optionQuoteColumns)

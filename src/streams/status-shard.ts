@@ -3,6 +3,7 @@ import { rawSql } from "../db/client";
 import { configFrom, type Bindings } from "../env";
 import { FEED_POSITIONS, feedLags } from "../market/feed-lag";
 import type { StatusReport } from "./messages";
+import { HubInterests, type StoredInterests } from "./hub-interests";
 import { sessionStatus } from "./session-status";
 
 /** How often a status shard with subscribers reads the feed's positions and tells its hubs. */
@@ -15,31 +16,25 @@ const READ_TIMEOUT_MS = 2_000;
  * the report. A subscriber gets the current report at once.
  */
 export class StatusShard extends DurableObject<Bindings> {
-  /** Hub → its subscription keys here. */
-  #hubs = new Map<string, Set<string>>();
+  /** Hub → its subscription keys here (a status subscription wants nothing more). */
+  #hubs = new HubInterests<true>();
 
   constructor(ctx: DurableObjectState, env: Bindings) {
     super(ctx, env);
     void ctx.blockConcurrencyWhile(async () => {
-      const stored = (await ctx.storage.get<Record<string, string[]>>("hubs")) ?? {};
-      for (const [hub, keys] of Object.entries(stored)) this.#hubs.set(hub, new Set(keys));
+      this.#hubs = new HubInterests(await ctx.storage.get<StoredInterests<true>>("interests"));
     });
   }
 
   async subscribe(hub: string, key: string): Promise<StatusReport> {
-    const keys = this.#hubs.get(hub) ?? new Set<string>();
-    keys.add(key);
-    this.#hubs.set(hub, keys);
+    this.#hubs.add(hub, key, true);
     await this.#persist();
     if ((await this.ctx.storage.getAlarm()) === null) await this.ctx.storage.setAlarm(Date.now() + STATUS_INTERVAL_MS);
     return this.#report();
   }
 
   async unsubscribe(hub: string, key: string): Promise<void> {
-    const keys = this.#hubs.get(hub);
-    if (!keys?.delete(key)) return;
-    if (keys.size === 0) this.#hubs.delete(hub);
-    await this.#persist();
+    if (this.#hubs.remove(hub, key)) await this.#persist();
   }
 
   override async alarm(): Promise<void> {
@@ -47,10 +42,10 @@ export class StatusShard extends DurableObject<Bindings> {
     await this.ctx.storage.setAlarm(Date.now() + STATUS_INTERVAL_MS);
     const report = await this.#report();
     await Promise.allSettled(
-      [...this.#hubs.keys()].map((hub) =>
+      this.#hubs.byHub().map(([hub]) =>
         this.env.STREAM_HUB.getByName(hub)
           .deliverStatus(report)
-          .then((held) => this.#keepOnly(hub, held)),
+          .then((held) => this.#hubs.keepOnly(hub, held)),
       ),
     );
     await this.#persist();
@@ -71,14 +66,7 @@ export class StatusShard extends DurableObject<Bindings> {
     return { time: now.toISOString(), session: sessionStatus(now), feeds };
   }
 
-  #keepOnly(hub: string, held: string[]): void {
-    const keys = this.#hubs.get(hub);
-    if (!keys) return;
-    for (const key of [...keys]) if (!held.includes(key)) keys.delete(key);
-    if (keys.size === 0) this.#hubs.delete(hub);
-  }
-
   async #persist(): Promise<void> {
-    await this.ctx.storage.put("hubs", Object.fromEntries([...this.#hubs].map(([hub, keys]) => [hub, [...keys]])));
+    await this.ctx.storage.put("interests", this.#hubs.toJSON());
   }
 }

@@ -2,6 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import { workerDatabase } from "../db/worker-database";
 import type { Bindings } from "../env";
 import { feedHighWaterQuery, flowTailQuery } from "../market/flow-tail";
+import { HubInterests, type StoredInterests } from "./hub-interests";
 import { STREAM_LIMITS } from "./limits";
 import { feedPrint, type FeedPrint } from "./subscription";
 
@@ -26,7 +27,7 @@ export interface ShardBatch {
 interface Stored {
   name?: string;
   position?: number;
-  interests?: Record<string, Record<string, ShardInterest>>;
+  interests?: StoredInterests<ShardInterest>;
   lastSent?: Record<string, number>;
 }
 
@@ -38,8 +39,7 @@ interface Stored {
  */
 export class StreamShard extends DurableObject<Bindings> {
   #position: number | null = null;
-  /** Hub → subscription key → interest. */
-  #interests = new Map<string, Map<string, ShardInterest>>();
+  #interests = new HubInterests<ShardInterest>();
   #lastSent = new Map<string, number>();
   #following: Promise<void> | null = null;
   #again = false;
@@ -51,8 +51,7 @@ export class StreamShard extends DurableObject<Bindings> {
       const stored = (await ctx.storage.get(["name", "position", "interests", "lastSent"])) as Map<keyof Stored, unknown>;
       this.#name = (stored.get("name") as string | undefined) ?? "";
       this.#position = (stored.get("position") as number | undefined) ?? null;
-      const interests = (stored.get("interests") as Stored["interests"]) ?? {};
-      for (const [hub, keys] of Object.entries(interests)) this.#interests.set(hub, new Map(Object.entries(keys)));
+      this.#interests = new HubInterests(stored.get("interests") as Stored["interests"]);
       this.#lastSent = new Map(Object.entries((stored.get("lastSent") as Stored["lastSent"]) ?? {}));
     });
   }
@@ -61,9 +60,7 @@ export class StreamShard extends DurableObject<Bindings> {
   async subscribe(shard: string, hub: string, key: string, interest: ShardInterest): Promise<{ position: number }> {
     this.#name = shard;
     const position = await this.#ensurePosition();
-    const keys = this.#interests.get(hub) ?? new Map<string, ShardInterest>();
-    keys.set(key, interest);
-    this.#interests.set(hub, keys);
+    this.#interests.add(hub, key, interest);
     if (!this.#lastSent.has(hub)) this.#lastSent.set(hub, position);
     await this.#persist();
     await this.#armPoll();
@@ -71,12 +68,8 @@ export class StreamShard extends DurableObject<Bindings> {
   }
 
   async unsubscribe(hub: string, key: string): Promise<void> {
-    const keys = this.#interests.get(hub);
-    if (!keys?.delete(key)) return;
-    if (keys.size === 0) {
-      this.#interests.delete(hub);
-      this.#lastSent.delete(hub);
-    }
+    if (!this.#interests.remove(hub, key)) return;
+    if (!this.#interests.has(hub)) this.#lastSent.delete(hub);
     await this.#persist();
   }
 
@@ -148,12 +141,10 @@ export class StreamShard extends DurableObject<Bindings> {
   #union(): { tickers: string[] | null; minPremium: number } | null {
     let tickers: Set<string> | null = new Set();
     let minPremium = Infinity;
-    for (const keys of this.#interests.values()) {
-      for (const interest of keys.values()) {
-        minPremium = Math.min(minPremium, interest.minPremium);
-        if (interest.tickers === null) tickers = null;
-        else if (tickers !== null) for (const t of interest.tickers) tickers.add(t);
-      }
+    for (const interest of this.#interests.all()) {
+      minPremium = Math.min(minPremium, interest.minPremium);
+      if (interest.tickers === null) tickers = null;
+      else if (tickers !== null) for (const t of interest.tickers) tickers.add(t);
     }
     if (minPremium === Infinity || (tickers !== null && tickers.size === 0)) return null;
     return { tickers: tickers === null ? null : [...tickers], minPremium };
@@ -161,8 +152,7 @@ export class StreamShard extends DurableObject<Bindings> {
 
   async #deliver(after: number, through: number, prints: FeedPrint[]): Promise<void> {
     const sends: Promise<void>[] = [];
-    for (const [hub, keys] of this.#interests) {
-      const interests = [...keys.values()];
+    for (const [hub, interests] of this.#interests.byHub()) {
       const wanted = prints.filter((p) =>
         interests.some((i) => p.premium >= i.minPremium && (i.tickers === null || i.tickers.includes(p.ticker))),
       );
@@ -173,25 +163,20 @@ export class StreamShard extends DurableObject<Bindings> {
       sends.push(
         this.env.STREAM_HUB.getByName(hub)
           .deliver(batch)
-          .then((held) => this.#keepOnly(hub, held)),
+          .then((held) => {
+            if (this.#interests.keepOnly(hub, held)) this.#lastSent.delete(hub);
+          }),
       );
     }
     await Promise.allSettled(sends);
   }
 
-  /** Forgets what a hub no longer holds (its answer to a batch): no read is made for a subscriber that is gone. */
-  #keepOnly(hub: string, held: string[]): void {
-    const keys = this.#interests.get(hub);
-    if (!keys) return;
-    for (const key of [...keys.keys()]) if (!held.includes(key)) keys.delete(key);
-    if (keys.size === 0) {
-      this.#interests.delete(hub);
-      this.#lastSent.delete(hub);
-    }
-  }
-
   async #persist(): Promise<void> {
-    const interests = Object.fromEntries([...this.#interests].map(([hub, keys]) => [hub, Object.fromEntries(keys)]));
-    await this.ctx.storage.put({ name: this.#name, position: this.#position, interests, lastSent: Object.fromEntries(this.#lastSent) });
+    await this.ctx.storage.put({
+      name: this.#name,
+      position: this.#position,
+      interests: this.#interests.toJSON(),
+      lastSent: Object.fromEntries(this.#lastSent),
+    });
   }
 }
