@@ -39,10 +39,10 @@ export type MarketState = { quotes: OptionQuote[] } | { gex: GexSummary | null }
 /**
  * A shard of the state channels, `quotes` and `gex`, by underlying or option root
  * (`marketShard`): while it has subscribers it follows `market_versions` (one read every
- * `marketPollMs`, whatever their number: a minute of quotes comes once a minute), and when a scope it serves moves — a minute of quotes
- * applied — it reads that scope's new rows (`as_of` past what it sent) and recomputes each GEX
- * window of it, in one round trip, then calls each hub once with what its subscriptions may want.
- * A GEX summary equal to the last one sent is not sent again.
+ * `marketPollMs` whatever their number; a minute of quotes comes once a minute). When a scope it
+ * serves moves, it reads that scope's new rows (`as_of` past what it sent) and recomputes each GEX
+ * window of it, then calls each hub once with what its subscriptions may want. A GEX summary equal
+ * to the last one sent is not sent again.
  */
 export class MarketShard extends DurableObject<Bindings> {
   #name = "";
@@ -71,9 +71,13 @@ export class MarketShard extends DurableObject<Bindings> {
     this.#name = shard;
     const db = workerDatabase(this.env, "market");
     const now = this.#now();
+    // Where nobody followed a scope (or anything) its old marks are stale: they start again from what this read sees.
+    if (this.#interests.size === 0) this.#since = null;
+    const followed = new Set(this.#interests.all().flatMap(scopesOf));
+    for (const scope of scopesOf(interest)) if (!followed.has(scope)) this.#seen.delete(scope);
     let result: MarketState;
     if (interest.kind === "quotes") {
-      const scopes = Object.keys(interest.scopes);
+      const scopes = scopesOf(interest);
       const [state, versions, rows] = await db.batch([
         db.select({ seq: marketState.scopeVersion }).from(marketState).limit(1),
         db
@@ -140,7 +144,7 @@ export class MarketShard extends DurableObject<Bindings> {
   async #read(): Promise<void> {
     const db = workerDatabase(this.env, "market");
     const all = this.#interests.all();
-    const scopes = new Set(all.flatMap((i) => (i.kind === "quotes" ? Object.keys(i.scopes) : [i.symbol])));
+    const scopes = new Set(all.flatMap(scopesOf));
     if (scopes.size === 0 || this.#since === null) return;
     const moved = await db
       .select({ scope: marketVersions.scope, version: marketVersions.version, asOf: marketVersions.asOf })
@@ -231,6 +235,9 @@ export class MarketShard extends DurableObject<Bindings> {
 }
 
 type GexInterest = Extract<MarketInterest, { kind: "gex" }>;
+
+/** The `market_versions` scopes an interest follows. */
+const scopesOf = (i: MarketInterest): string[] => (i.kind === "quotes" ? Object.keys(i.scopes) : [i.symbol]);
 
 /** Whether a subscription wants a quote: one of its contracts, or any contract of one of its whole underlyings. */
 export function wantsQuote(interest: MarketInterest, quote: OptionQuote): boolean {
