@@ -25,17 +25,22 @@ export function adminServedHere(c: Context<AppEnv>): boolean {
   return config.ADMIN_HOSTNAME === undefined || hostnameOf(c) === config.ADMIN_HOSTNAME;
 }
 
+/** The ingestor's wake-up of the stream shards after each commit (its route: src/routes/admin/market.ts). */
+export const STREAM_WAKE_PATH = "/admin/streams/wake";
+
 /**
  * The internal admin API: `Authorization: Bearer <ADMIN_TOKEN>`; absent entirely when no token
  * is configured or the request came to another hostname than `ADMIN_HOSTNAME`. Before the token
- * is looked at: the client's admin call limit, then its lockout. Then the token's format (no I/O)
+ * is looked at: the client's admin call limit (the stream wake-ups have their own), then its lockout. Then the token's format (no I/O)
  * and a constant-time comparison; every failure counts against the client like a wrong API key.
  */
 export const adminGate: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (!adminServedHere(c)) throw noEndpoint(c.req.path);
   const token = c.get("config").ADMIN_TOKEN as string;
   const ip = clientIp(c);
-  const { success } = await c.env.ADMIN_RATE_LIMITER.limit({ key: ip });
+  // The ingestor wakes the stream shards after every commit: more often than any operator calls.
+  const limiter = c.req.path === STREAM_WAKE_PATH ? c.env.STREAM_WAKE_LIMITER : c.env.ADMIN_RATE_LIMITER;
+  const { success } = await limiter.limit({ key: ip });
   if (!success) {
     throw new ApiError("rate_limited", "Too many admin calls from this address; slow down.", {
       headers: { "Retry-After": LIMITER_RETRY_AFTER_SECONDS },

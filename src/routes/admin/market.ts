@@ -1,3 +1,4 @@
+import { STREAM_WAKE_PATH } from "../../access/admin-gate";
 import { defineRoute } from "../../http/route";
 import { SnapshotRefreshSchema, StreamWakeSchema } from "./contracts";
 import { FLOW_SHARDS } from "../../streams/shard-rule";
@@ -26,7 +27,7 @@ export const refreshSnapshotRoute = defineRoute({
  */
 export const wakeStreamsRoute = defineRoute({
   method: "post",
-  path: "/admin/streams/wake",
+  path: STREAM_WAKE_PATH,
   operationId: "adminWakeStreams",
   summary: "Tell the stream shards that prints were committed",
   tags: ["Admin"],

@@ -80,6 +80,14 @@ describe("admin API hardening", () => {
     expect(await runInDurableObject(guard, (_g, state) => state.storage.list())).toHaveProperty("size", 0);
   });
 
+  it("counts the ingestor's stream wake-ups against a limit of their own (one a commit), not the operators' calls", async () => {
+    const refusing = { limit: async () => ({ success: false }) } as unknown as RateLimit;
+    const wake = (env: Record<string, unknown>) => callWith(env, "/admin/streams/wake", { method: "POST", ...auth("203.0.113.175") });
+    expect((await wake({ ADMIN_RATE_LIMITER: refusing })).status).toBe(200);
+    await expectError(await wake({ STREAM_WAKE_LIMITER: refusing }), 429, "rate_limited");
+    expect((await callWith({ STREAM_WAKE_LIMITER: refusing }, "/admin/accounts/no-such-account", auth("203.0.113.175"))).status).toBe(404);
+  });
+
   it("accepts only a generated token (ods_admin_ + 256 random bits + checksum) as configuration", async () => {
     expect(isWellFormedAdminToken(ADMIN_TOKEN)).toBe(true);
     const wrongChecksum = `${ADMIN_TOKEN.slice(0, -1)}${ADMIN_TOKEN.endsWith("A") ? "B" : "A"}`;
