@@ -91,6 +91,7 @@ async function main(): Promise<void> {
       idleSeconds: number("idle-seconds", 60),
       // `npm run bench -- stream`: the ingest benchmark with 1,000 stream clients through its trades phase.
       streams: streaming ? Math.round(number("streams", 1_000)) : 0,
+      resumers: Math.round(number("resumers", 100)),
     });
   }
   const seconds = Number(args.get("seconds") ?? 10);

@@ -41,6 +41,8 @@ export interface IngestBenchOptions {
   ingestLog?: string;
   /** Stream clients on `/v1/stream` through the trades phase (`npm run bench -- stream`; 0: none). */
   streams: number;
+  /** Of those, flow clients cut at random moments of the trades phase and resumed from their cursors. */
+  resumers: number;
 }
 
 /** A written batch, as the ingestor logged it, with the wall time the benchmark read the line. */
@@ -243,35 +245,43 @@ export async function benchIngest(options: IngestBenchOptions): Promise<void> {
     const written: Written[] = [];
     const screenerBuilds: ScreenerBuild[] = [];
     let openInterestAt = 0;
-    const ingestor = child(
-      // The day is after today, its clock 32× real time for a while: the ingestor checks receive times against an hour past its end.
-      ingestorArgs([
-        "--feed",
-        "databento",
-        "--clock",
-        new Date(Number((plan.start + BigInt(plan.minutes + 60) * MINUTE_NS) / NS_PER_MS)).toISOString(),
-      ]),
-      { DATABENTO_API_KEY: feedKey, DATABENTO_GATEWAY: `127.0.0.1:${feedPort}` },
-      options.ingestNice,
-      (f) => {
-        if (options.ingestLog) appendFileSync(options.ingestLog, `${JSON.stringify({ wallMs: Date.now(), phase, ...f })}\n`);
-        if (f.event === "ingest_written" && f.lane === "trades" && Number(f.ms) >= 2_000)
-          console.log(`ingestor (${phase} phase): slow ${JSON.stringify(f)}`);
-        if (f.event === "ingest_written") {
-          written.push({
-            lane: String(f.lane),
-            events: Number(f.events),
-            ms: Number(f.ms),
-            newest: BigInt(String(f.newest)),
-            at: Date.now(),
-          });
-        } else if (f.event === "screener_refreshed" && (phase === "quotes" || phase === "drain"))
-          screenerBuilds.push({ ms: Number(f.ms), fillMs: Number(f.fillMs), indexMs: Number(f.indexMs), analyzeMs: Number(f.analyzeMs) });
-        else if (f.event === "ingest_open_interest") openInterestAt = Date.now();
-        else if (f.event === "ingest_write_failed" || f.event === "feed_gap") console.log(`ingestor: ${JSON.stringify(f)}`);
-        else if (f.event === "ingest_loop_held") console.log(`ingestor (${phase} phase): ${JSON.stringify(f)}`);
-      },
-    );
+    const startIngestor = () =>
+      child(
+        // The day is after today, its clock 32× real time for a while: the ingestor checks receive times against an hour past its end.
+        ingestorArgs([
+          "--feed",
+          "databento",
+          "--clock",
+          new Date(Number((plan.start + BigInt(plan.minutes + 60) * MINUTE_NS) / NS_PER_MS)).toISOString(),
+        ]),
+        {
+          DATABENTO_API_KEY: feedKey,
+          DATABENTO_GATEWAY: `127.0.0.1:${feedPort}`,
+          // The stream run wakes the shards after each commit, as a deployment does.
+          ...(streamKeys ? { ADMIN_URL: stack.url, ADMIN_TOKEN: stacks.adminTokenValue } : {}),
+        },
+        options.ingestNice,
+        (f) => {
+          if (options.ingestLog) appendFileSync(options.ingestLog, `${JSON.stringify({ wallMs: Date.now(), phase, ...f })}\n`);
+          if (f.event === "ingest_written" && f.lane === "trades" && Number(f.ms) >= 2_000)
+            console.log(`ingestor (${phase} phase): slow ${JSON.stringify(f)}`);
+          if (f.event === "ingest_written") {
+            written.push({
+              lane: String(f.lane),
+              events: Number(f.events),
+              ms: Number(f.ms),
+              newest: BigInt(String(f.newest)),
+              at: Date.now(),
+            });
+          } else if (f.event === "screener_refreshed" && (phase === "quotes" || phase === "drain"))
+            screenerBuilds.push({ ms: Number(f.ms), fillMs: Number(f.fillMs), indexMs: Number(f.indexMs), analyzeMs: Number(f.analyzeMs) });
+          else if (f.event === "ingest_open_interest") openInterestAt = Date.now();
+          else if (f.event === "ingest_write_failed" || f.event === "feed_gap") console.log(`ingestor: ${JSON.stringify(f)}`);
+          else if (f.event === "ingest_loop_held" || f.event === "stream_wake_failed" || f.event === "stream_wake_off")
+            console.log(`ingestor (${phase} phase): ${JSON.stringify(f)}`);
+        },
+      );
+    let ingestor = startIngestor();
     children.push(ingestor);
     await until(() => openInterestAt > 0, 3_600_000, "the day's definitions and open interest");
     const opened = () => written.some((w) => w.lane === "quotes" && w.newest >= plan.opening);
@@ -284,6 +294,20 @@ export async function benchIngest(options: IngestBenchOptions): Promise<void> {
     feed.stdin!.write("go\n");
     await until(() => goAt !== null, 10_000, "the feed's start");
     phase = "trades";
+    if (streams) {
+      // Over the trades phase: clients cut and resumed from their cursors, and once, the ingestor killed and restarted.
+      const tradesMs = scheduledAt(plan.realtimeFrom)! - Date.now();
+      streams.churn(options.resumers, tradesMs * 0.8);
+      setTimeout(() => {
+        console.log("stream benchmark: SIGKILL to the ingestor, then a new one");
+        const killed = ingestor;
+        killed.once("exit", () => {
+          ingestor = startIngestor();
+          children.push(ingestor);
+        });
+        killed.kill("SIGKILL");
+      }, tradesMs / 2);
+    }
     const end = plan.start + BigInt(options.minutes) * MINUTE_NS;
     const quotesFrom = scheduledAt(plan.realtimeFrom)!;
     await until(() => Date.now() >= quotesFrom, 24 * 3_600_000, "the real-time minutes");

@@ -63,6 +63,11 @@ export class BenchStacks {
     return keys;
   }
 
+  /** The admin API's token (the ingestor's stream wake-ups take it from its environment). */
+  get adminTokenValue(): string {
+    return this.adminToken;
+  }
+
   get sqlEndpointPassword(): string {
     return this.sqlPassword;
   }

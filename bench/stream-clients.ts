@@ -20,7 +20,12 @@ const QUOTE_SET = 500;
 
 interface Client {
   subscription: Subscription;
+  key: string;
+  /** The client's number: its simulated address. */
+  index: number;
   socket: WebSocket;
+  /** Times it was cut and resumed from its cursor. */
+  resumed: number;
   /** The subscription's starting cursor, and the last one taken. */
   first?: string;
   last?: string;
@@ -97,12 +102,12 @@ export class StreamClients {
   }
 
   private connect(key: string, subscription: Subscription, i: number): Promise<Client> {
-    // A simulated client address each (a header, RFC 2544's benchmark range): the per-address key-lookup bound is not what is measured.
-    const headers = { Authorization: `Bearer ${key}`, "CF-Connecting-IP": `198.19.${(i >> 8) & 255}.${i & 255}` };
-    const socket = new WebSocket(`${this.url.replace(/^http/, "ws")}/v1/stream`, { headers } as never);
     const client: Client = {
       subscription,
-      socket,
+      key,
+      index: i,
+      resumed: 0,
+      socket: null as unknown as WebSocket,
       seq: 0,
       seqGaps: 0,
       prints: 0,
@@ -112,10 +117,22 @@ export class StreamClients {
       messages: 0,
       errors: [],
     };
+    return this.attach(client, null);
+  }
+
+  /** A socket for the client, subscribing from `since` (a resumed client) or live. */
+  private attach(client: Client, since: string | null): Promise<Client> {
+    // A simulated client address each (a header, RFC 2544's benchmark range): the per-address key-lookup bound is not what is measured.
+    const i = client.index;
+    const headers = { Authorization: `Bearer ${client.key}`, "CF-Connecting-IP": `198.19.${(i >> 8) & 255}.${i & 255}` };
+    const socket = new WebSocket(`${this.url.replace(/^http/, "ws")}/v1/stream`, { headers } as never);
+    client.socket = socket;
+    // A new stream numbers its messages from 1.
+    client.seq = 0;
     socket.addEventListener("message", (event) => {
       const at = Date.now();
       const message = JSON.parse(String(event.data)) as ServerMessage;
-      if (message.type === "subscribed") client.first = message.cursor;
+      if (message.type === "subscribed") client.first ??= message.cursor;
       else if (message.type === "error") client.errors.push(`${message.error}: ${message.message}`);
       // What was sent reaches this far: a quiet subscription's span is checked too.
       else if (message.type === "heartbeat" && message.cursors.bench) client.last = message.cursors.bench;
@@ -138,11 +155,32 @@ export class StreamClients {
     socket.addEventListener("close", (event) => (client.closed = { code: event.code, reason: event.reason }));
     return new Promise((resolve, reject) => {
       socket.addEventListener("open", () => {
-        socket.send(JSON.stringify({ type: "subscribe", id: "bench", ...subscription }));
+        socket.send(JSON.stringify({ type: "subscribe", id: "bench", ...client.subscription, ...(since ? { since } : {}) }));
         resolve(client);
       });
       socket.addEventListener("error", () => reject(new Error("stream benchmark: a client could not connect")));
     });
+  }
+
+  /**
+   * Cuts `count` flow clients once each at random moments of the next `windowMs` and resubscribes
+   * them on a new stream from their last cursor, as a client whose connection dropped does.
+   */
+  churn(count: number, windowMs: number): void {
+    const flow = this.clients.filter((c) => c.subscription.channel === "flow");
+    for (const client of flow.slice(0, count)) {
+      setTimeout(() => {
+        const cursor = client.last ?? client.first ?? null;
+        client.socket.close(3000, "cut by the benchmark");
+        // The hub may not have seen the close yet (the account's streams at the cap): try again, as a client would.
+        const resume = (attempt: number) =>
+          this.attach(client, cursor).then(
+            () => void client.resumed++,
+            (e: Error) => (attempt < 5 ? setTimeout(() => resume(attempt + 1), 1_000) : client.errors.push(e.message)),
+          );
+        setTimeout(() => resume(0), 200 + Math.random() * 1_800);
+      }, Math.random() * windowMs);
+    }
   }
 
   close(): void {
@@ -187,7 +225,7 @@ export class StreamClients {
     }
     const count = (channel: Subscription["channel"]) => this.clients.filter((c) => c.subscription.channel === channel);
     const sum = (cs: Client[], f: (c: Client) => number) => cs.reduce((n, c) => n + f(c), 0);
-    const closed = this.clients.filter((c) => c.closed && c.closed.code !== 1000);
+    const closed = this.clients.filter((c) => c.closed && c.closed.code !== 1000 && c.closed.code !== 3000);
     console.log(
       `\nstreams: ${this.clients.length} clients (${(["flow", "netflow", "quotes", "gex"] as const).map((ch) => `${count(ch).length} ${ch}`).join(", ")}); ` +
         `${sum(this.clients, (c) => c.messages)} data messages, ${sum(this.clients, (c) => c.prints)} prints delivered`,
@@ -197,7 +235,8 @@ export class StreamClients {
         `(targets ≤ 250 ms, ≤ 1 s; ${latencies.length} deliveries)`,
     );
     console.log(
-      `  sequences: ${sum(this.clients, (c) => c.seqGaps)} seq gaps, ${sum(this.clients, (c) => c.duplicates)} duplicate prints; ` +
+      `  resumed from a cursor: ${sum(this.clients, (c) => c.resumed)} reconnects of ${this.clients.filter((c) => c.resumed > 0).length} clients\n` +
+        `  sequences: ${sum(this.clients, (c) => c.seqGaps)} seq gaps, ${sum(this.clients, (c) => c.duplicates)} duplicate prints; ` +
         `against Postgres between each flow client's cursors (${checked} clients): ${missing} prints missing, ${extra} extra (targets 0)`,
     );
     if (closed.length > 0)
