@@ -15,6 +15,8 @@ type Subscription =
 const MIX: Subscription["channel"][] = ["flow", "flow", "flow", "flow", "flow", "flow", "quotes", "netflow", "netflow", "gex"];
 /** The floor of the market-wide flow clients, USD. */
 const MARKET_WIDE_FLOOR = 50_000;
+/** The floor of the clients of 1–20 tickers: `/v1/flow`'s default, USD. */
+const TICKERS_FLOOR = 10_000;
 /** Contracts of a quote set. */
 const QUOTE_SET = 500;
 
@@ -34,7 +36,10 @@ interface Client {
   seqGaps: number;
   prints: number;
   duplicates: number;
-  seen: Set<string>;
+  /** Each print's key → the connection (0: the first) and message that brought it. */
+  seen: Map<string, [conn: number, seq: number]>;
+  /** The first few duplicates: the key, then where each copy came from. */
+  duplicateSamples: string[];
   /** Per flow print: [trade time, arrival], epoch ms. */
   arrivals: [number, number][];
   messages: number;
@@ -89,7 +94,7 @@ export class StreamClients {
         kind === "flow"
           ? i % 2 === 0
             ? { channel: "flow", filters: { minPremium: MARKET_WIDE_FLOOR } }
-            : { channel: "flow", filters: { tickers: pick(tickers, 1 + (i % 20), i).join(","), minPremium: 0 } }
+            : { channel: "flow", filters: { tickers: pick(tickers, 1 + (i % 20), i).join(","), minPremium: TICKERS_FLOOR } }
           : kind === "quotes"
             ? { channel: "quotes", filters: { symbols: set(i) } }
             : kind === "netflow"
@@ -112,7 +117,8 @@ export class StreamClients {
       seqGaps: 0,
       prints: 0,
       duplicates: 0,
-      seen: new Set(),
+      seen: new Map(),
+      duplicateSamples: [],
       arrivals: [],
       messages: 0,
       errors: [],
@@ -146,8 +152,15 @@ export class StreamClients {
       client.last = message.cursor;
       for (const p of message.prints) {
         const key = printKey(p);
-        if (client.seen.has(key)) client.duplicates++;
-        client.seen.add(key);
+        const before = client.seen.get(key);
+        if (before) {
+          client.duplicates++;
+          if (client.duplicateSamples.length < 3)
+            client.duplicateSamples.push(
+              `${key} first conn ${before[0]} seq ${before[1]}, again conn ${client.resumed} seq ${message.seq}`,
+            );
+        }
+        client.seen.set(key, [client.resumed, message.seq]);
         client.prints++;
         client.arrivals.push([Date.parse(p.executedAt), at]);
       }
@@ -243,9 +256,28 @@ export class StreamClients {
       console.log(
         `  closed by the server: ${closed.length} (${[...new Set(closed.map((c) => `${c.closed!.code} ${c.closed!.reason}`))].join(", ")})`,
       );
+    const duplicated = this.clients.filter((c) => c.duplicates > 0);
+    if (duplicated.length > 0) {
+      const kinds = (c: Client) =>
+        `${c.subscription.channel === "flow" && c.subscription.filters.tickers ? "tickers" : "market-wide"}${c.resumed > 0 ? ", resumed" : ""}`;
+      console.log(
+        `  duplicates in ${duplicated.length} clients: ${Object.entries(tallied(duplicated.map(kinds)))
+          .map(([k, n]) => `${n} ${k}`)
+          .join("; ")}; e.g. ${duplicated
+          .flatMap((c) => c.duplicateSamples)
+          .slice(0, 4)
+          .join(" | ")}`,
+      );
+    }
     const errors = this.clients.flatMap((c) => c.errors);
     if (errors.length > 0) console.log(`  refused: ${errors.length} (${[...new Set(errors)].slice(0, 3).join("; ")})`);
   }
+}
+
+function tallied(items: string[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const item of items) counts[item] = (counts[item] ?? 0) + 1;
+  return counts;
 }
 
 /** `n` distinct tickers from the list, starting at a place of `seed`. */

@@ -27,11 +27,15 @@ export class HubInterests<T> {
     return true;
   }
 
-  /** Keeps only the subscriptions a hub says it holds; whether the hub is gone from this shard. */
-  keepOnly(hub: string, held: readonly string[]): boolean {
+  /**
+   * Forgets the subscriptions a delivery was addressed to (`addressed`: the keys when it was sent)
+   * that the hub says it no longer holds; one registered since stays. Whether the hub is gone from
+   * this shard.
+   */
+  keepOnly(hub: string, addressed: readonly string[], held: readonly string[]): boolean {
     const keys = this.#byHub.get(hub);
     if (!keys) return true;
-    for (const key of [...keys.keys()]) if (!held.includes(key)) keys.delete(key);
+    for (const key of addressed) if (!held.includes(key)) keys.delete(key);
     if (keys.size > 0) return false;
     this.#byHub.delete(hub);
     return true;
@@ -46,9 +50,9 @@ export class HubInterests<T> {
     return this.#byHub.size;
   }
 
-  /** Each hub and its subscriptions' interests. */
-  byHub(): [hub: string, interests: T[]][] {
-    return [...this.#byHub].map(([hub, keys]) => [hub, [...keys.values()]]);
+  /** Each hub, its subscriptions' interests and their keys. */
+  byHub(): [hub: string, interests: T[], keys: string[]][] {
+    return [...this.#byHub].map(([hub, keys]) => [hub, [...keys.values()], [...keys.keys()]]);
   }
 
   /** Every subscription's interest, whatever its hub. */

@@ -186,7 +186,7 @@ export class MarketShard extends DurableObject<Bindings> {
     await this.#persist();
     if (quotes.length === 0 && Object.keys(gex).length === 0) return;
     await Promise.allSettled(
-      this.#interests.byHub().map(([hub, interests]) => {
+      this.#interests.byHub().map(([hub, interests, keys]) => {
         const wanted = quotes.filter((q) => interests.some((i) => wantsQuote(i, q)));
         const gexWanted = Object.fromEntries(
           Object.entries(gex).filter(([k]) => interests.some((i) => i.kind === "gex" && gexKey(i.symbol, i.window) === k)),
@@ -194,7 +194,7 @@ export class MarketShard extends DurableObject<Bindings> {
         if (wanted.length === 0 && Object.keys(gexWanted).length === 0) return Promise.resolve();
         return this.env.STREAM_HUB.getByName(hub)
           .deliverMarket({ shard: this.#name, quotes: wanted, gex: gexWanted })
-          .then((held) => this.#interests.keepOnly(hub, held));
+          .then((held) => this.#interests.keepOnly(hub, keys, held));
       }),
     );
   }

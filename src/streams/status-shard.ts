@@ -42,10 +42,10 @@ export class StatusShard extends DurableObject<Bindings> {
     await this.ctx.storage.setAlarm(Date.now() + STATUS_INTERVAL_MS);
     const report = await this.#report();
     await Promise.allSettled(
-      this.#hubs.byHub().map(([hub]) =>
+      this.#hubs.byHub().map(([hub, , keys]) =>
         this.env.STREAM_HUB.getByName(hub)
           .deliverStatus(report)
-          .then((held) => this.#hubs.keepOnly(hub, held)),
+          .then((held) => this.#hubs.keepOnly(hub, keys, held)),
       ),
     );
     await this.#persist();

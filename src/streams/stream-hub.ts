@@ -417,8 +417,8 @@ export class StreamHub extends DurableObject<Bindings> {
     }
     sub.delivered = { ...sub.positions };
     if (plan.channel === "netflow") sub.fold = await this.#netFlowAt(plan.selection, sub.positions);
+    // From here to the catch-ups, nothing awaits: a batch arriving meanwhile finds the subscription and its readers as they are.
     this.#subs.set(key, sub);
-    await this.#store(sub);
     const positions = { ...sub.positions };
     this.#enqueue(conn.id, async () => {
       conn.send({ type: "subscribed", id: plan.id, channel: plan.channel, cursor: await this.#sign(positions) });
@@ -429,6 +429,7 @@ export class StreamHub extends DurableObject<Bindings> {
     for (const shard of plan.shards) {
       if ((sub.positions[shard] as number) < (live[shard] as number)) this.#catchUp(sub, shard, live[shard] as number);
     }
+    await this.#store(sub);
   }
 
   #shard(name: string) {
@@ -457,7 +458,7 @@ export class StreamHub extends DurableObject<Bindings> {
     const position = sub.positions[batch.shard] as number;
     if (position >= batch.through) return;
     if (position < batch.after) return this.#catchUp(sub, batch.shard, batch.through);
-    const prints = batch.prints.filter((p) => p.id > position && selects(sub.selection, p));
+    const prints = batch.prints.filter((p) => p.id > position && p.id <= batch.through && selects(sub.selection, p));
     sub.positions[batch.shard] = batch.through;
     this.#frame(sub, batch.shard, prints);
     void this.#store(sub);
@@ -466,6 +467,12 @@ export class StreamHub extends DurableObject<Bindings> {
   /** Reads a subscription's prints on one shard from its position to `target` (which batches arriving meanwhile move on), then it is live. */
   #catchUp(sub: FeedSubscription, shard: string, target: number): void {
     const key = `${subKey(sub.conn, sub.id)}|${shard}`;
+    // One reader per subscription and shard: a second (a batch reached the hub while it registered) would send its range twice.
+    const running = this.#catching.get(key);
+    if (running !== undefined) {
+      this.#catching.set(key, Math.max(running, target));
+      return;
+    }
     this.#catching.set(key, target);
     const db = workerDatabase(this.env, "market");
     const tickers = sub.selection.tickers.length === 0 ? null : tickersOnShard(shard, sub.selection.tickers);

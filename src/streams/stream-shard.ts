@@ -59,7 +59,11 @@ export class StreamShard extends DurableObject<Bindings> {
   /** Registers a subscription; returns the feed position it starts live from. */
   async subscribe(shard: string, hub: string, key: string, interest: ShardInterest): Promise<{ position: number }> {
     this.#name = shard;
-    const position = await this.#ensurePosition();
+    await this.#ensurePosition();
+    // A read in flight selected for the interests before this one: its batch would claim a range it does not cover
+    // for this subscription. So the subscription starts after it, and every later read selects for it too.
+    while (this.#following) await this.#following;
+    const position = this.#position as number;
     this.#interests.add(hub, key, interest);
     if (!this.#lastSent.has(hub)) this.#lastSent.set(hub, position);
     await this.#persist();
@@ -127,7 +131,9 @@ export class StreamShard extends DurableObject<Bindings> {
       if (union === null) return;
       const [highWater, rows] = await db.batch([feedHighWaterQuery(db), flowTailQuery(db, { after }, union, STREAM_LIMITS.followPage)]);
       const full = rows.length === STREAM_LIMITS.followPage;
-      const through = full ? (rows.at(-1)?.id ?? after) : Math.max(after, highWater[0]?.id ?? after);
+      // Each statement of the batch reads its own snapshot (read committed): the prints may reach past the high
+      // water read before them. Ids commit in order, so everything up to the last print read is committed too.
+      const through = full ? (rows.at(-1)?.id ?? after) : Math.max(after, highWater[0]?.id ?? after, rows.at(-1)?.id ?? after);
       if (through > after) {
         this.#position = through;
         await this.#deliver(after, through, rows.map(feedPrint));
@@ -152,7 +158,7 @@ export class StreamShard extends DurableObject<Bindings> {
 
   async #deliver(after: number, through: number, prints: FeedPrint[]): Promise<void> {
     const sends: Promise<void>[] = [];
-    for (const [hub, interests] of this.#interests.byHub()) {
+    for (const [hub, interests, keys] of this.#interests.byHub()) {
       const wanted = prints.filter((p) =>
         interests.some((i) => p.premium >= i.minPremium && (i.tickers === null || i.tickers.includes(p.ticker))),
       );
@@ -164,7 +170,7 @@ export class StreamShard extends DurableObject<Bindings> {
         this.env.STREAM_HUB.getByName(hub)
           .deliver(batch)
           .then((held) => {
-            if (this.#interests.keepOnly(hub, held)) this.#lastSent.delete(hub);
+            if (this.#interests.keepOnly(hub, keys, held)) this.#lastSent.delete(hub);
           }),
       );
     }

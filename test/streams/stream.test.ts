@@ -1,7 +1,7 @@
 import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
 import { accountIdOf, admin, bodyOf, newAccount } from "../support/accounts";
-import { appendPrints, arrangePrints, type FixturePrint } from "../support/flow-fixture";
+import { appendPrints, arrangePrints, floodPrints, type FixturePrint } from "../support/flow-fixture";
 import { retainedSessions } from "../support/flow-sessions";
 import { openStream } from "../support/stream-client";
 import { call, expectError, testEnv } from "../support/worker";
@@ -158,6 +158,34 @@ describe("GET /v1/stream: the flow channel", () => {
     const resumed = [];
     while (resumed.length < 4) resumed.push(...(await second.next("flow")).prints.map((p) => p.size));
     expect([...seen, ...resumed]).toEqual([31, 32, 33, 34, 35, 36]);
+    second.socket.close(1000);
+  });
+
+  it("resumes exactly while the feed moves during its catch-up: batches reaching the hub as it registers start no second reader", async () => {
+    const ticker = "STRMR";
+    await arrangePrints(ticker, []);
+    const { keys } = await newAccount();
+    const first = await openStream(keys[0]!.key);
+    first.send({ type: "subscribe", id: "r", channel: "flow", filters: { ticker, minPremium: 1_000 } });
+    const { cursor } = await first.next("subscribed");
+    first.socket.close(1000);
+    await first.closed;
+    // Written while nobody listens: three pages of catch-up.
+    await floodPrints(ticker, session, asOf, 2_500);
+    const second = await openStream(keys[0]!.key, {}, { ack: true });
+    const moving = (async () => {
+      for (let i = 0; i < 40; i++) {
+        await appendPrints([print(ticker, i)]);
+        await wake();
+      }
+    })();
+    second.send({ type: "subscribe", id: "r", channel: "flow", filters: { ticker, minPremium: 1_000 }, since: cursor });
+    await moving;
+    await wake();
+    const got: string[] = [];
+    while (got.length < 2_540) got.push(...(await second.next("flow")).prints.map((p) => `${p.executedAt}|${p.volume}|${p.size}`));
+    await expect(second.next("flow", () => true, 2_000)).rejects.toThrow(/no 'flow' message/);
+    expect(new Set(got).size).toBe(2_540);
     second.socket.close(1000);
   });
 
