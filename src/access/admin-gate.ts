@@ -31,8 +31,9 @@ export const STREAM_WAKE_PATH = "/admin/streams/wake";
 /**
  * The internal admin API: `Authorization: Bearer <ADMIN_TOKEN>`; absent entirely when no token
  * is configured or the request came to another hostname than `ADMIN_HOSTNAME`. Before the token
- * is looked at: the client's admin call limit (the stream wake-ups have their own), then its lockout. Then the token's format (no I/O)
- * and a constant-time comparison; every failure counts against the client like a wrong API key.
+ * is looked at: the client's admin call limit (the stream wake-ups have their own), then its
+ * lockout. Then the token's format (no I/O) and a constant-time comparison; every failure counts
+ * against the client like a wrong API key.
  */
 export const adminGate: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (!adminServedHere(c)) throw noEndpoint(c.req.path);

@@ -42,8 +42,8 @@ export type SubscriptionPlan =
   /** A state channel: the current report, then each new one; nothing to resume. */
   | { id: string; channel: "status"; shards: string[]; resume: null };
 
-/** Each channel's filters: the query parameters of its REST twin, read by the same zod contract. */
-const FILTERS = {
+/** Each channel's filters: the query parameters of its REST twin, read by the same zod contract (the API description lists them too). */
+export const CHANNEL_FILTERS = {
   flow: FlowSelectionQuery,
   netflow: z.object(netFlowSelectionShape),
   quotes: z.object({
@@ -68,8 +68,8 @@ function fieldError(issue: { path: PropertyKey[]; message: string }): ApiError {
 }
 
 /** The filters as the REST twin's zod contract reads them; a filter it does not know is a 400 naming it. */
-function readFilters<C extends Channel>(channel: C, filters: SubscribeMessage["filters"]): z.infer<(typeof FILTERS)[C]> {
-  const schema = FILTERS[channel];
+function readFilters<C extends Channel>(channel: C, filters: SubscribeMessage["filters"]): z.infer<(typeof CHANNEL_FILTERS)[C]> {
+  const schema = CHANNEL_FILTERS[channel];
   const asQuery = Object.fromEntries(Object.entries(filters ?? {}).map(([k, v]) => [k, String(v)]));
   const unknown = Object.keys(asQuery).find((k) => !(k in schema.shape));
   if (unknown !== undefined) {
@@ -78,7 +78,7 @@ function readFilters<C extends Channel>(channel: C, filters: SubscribeMessage["f
   }
   const parsed = schema.safeParse(asQuery);
   if (!parsed.success) throw fieldError(parsed.error.issues[0] as { path: PropertyKey[]; message: string });
-  return parsed.data as z.infer<(typeof FILTERS)[C]>;
+  return parsed.data as z.infer<(typeof CHANNEL_FILTERS)[C]>;
 }
 
 /**

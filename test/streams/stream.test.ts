@@ -438,6 +438,16 @@ describe("GET /v1/stream: the state channels (quotes, gex)", () => {
     stream.socket.close(1000);
   });
 
+  it("SSE: a bad subscription of any channel is its REST twin's 400, as the description lists", async () => {
+    const { keys } = await newAccount();
+    const sse = (query: string) =>
+      call(`/v1/stream?${query}`, { headers: { Authorization: `Bearer ${keys[0]!.key}`, Accept: "text/event-stream" } });
+    await expectError(await sse("channel=netflow&minPremium=5"), 400, "missing_symbol");
+    await expectError(await sse("channel=quotes"), 400, "missing_symbol");
+    await expectError(await sse("channel=gex&symbol=SPY&minDte=30&maxDte=10"), 400, "invalid_range");
+    await expectError(await sse("channel=quotes&underlyings=SPY&side=ask"), 400, "invalid_parameter");
+  });
+
   it("quotes and gex: their REST twins' errors, naming the field; no resuming from a cursor", async () => {
     const { keys } = await newAccount();
     const stream = await openStream(keys[0]!.key);

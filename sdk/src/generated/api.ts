@@ -541,14 +541,19 @@ export interface paths {
         };
         /**
          * Push stream (WebSocket or SSE)
-         * @description Push: the options flow as it prints. A WebSocket (send `Upgrade: websocket`) or, with `Accept: text/event-stream`,
+         * @description Push: the options flow as it prints, net flow, quotes and GEX as each minute moves them. A WebSocket (send `Upgrade: websocket`) or, with `Accept: text/event-stream`,
          *     Server-Sent Events. The key goes in `Authorization: Bearer` only, as for every route (a browser app opens the stream from its
          *     own backend). Opening counts one request against the per-minute limit, and so does each subscribe; a stream holds no in-flight slot.
          *     An account holds at most 5 streams (`/v1/usage` shows them), each at most 10 subscriptions.
          *
-         *     **Channels**: `flow`, `netflow`, `quotes`, `gex`, `status`. `flow`: prints as `/v1/flow` returns them, filtered with its
-         *     parameters. `status` (no filters): the session's phase (pre-open, open, closed, early close) and each feed schema's lag, at once
-         *     and every 5 s, so a quiet market can be told from a broken feed.
+         *     **Channels**: `flow`, `netflow`, `quotes`, `gex`, `status`, each filtered with its REST twin's parameters. `flow`: prints as
+         *     `/v1/flow` returns them. `netflow`: one underlying's 1-minute cumulative net flow as `/v1/flow/net` computes it, the
+         *     session's series first, then the points each batch of prints moved. `quotes`: contract quotes as `/v1/options/quotes`
+         *     returns them (up to 1000 contracts, or every contract of up to 5 underlyings), the current ones first, then
+         *     each minute's moved ones. `gex`: `/v1/gex/{symbol}`'s profile without its strikes, at once and whenever a minute changes it.
+         *     `status` (no filters): the session's phase (pre-open, open, closed, early close) and each feed schema's lag, at once and
+         *     every 5 s, so a quiet market can be told from a broken feed. `quotes`, `gex` and `status` are state: no cursor, no
+         *     `since`; a new subscription starts from the current values.
          *
          *     **WebSocket**: send `{"type":"subscribe","id":"a","channel":"flow","filters":{"tickers":"SPY,QQQ","minPremium":50000}}`
          *     (`StreamClientMessage`); the stream answers `subscribed`, then `flow` messages (`StreamServerMessage`). Acknowledge data
@@ -558,7 +563,7 @@ export interface paths {
          *     **SSE**: one subscription from the query string (`channel`, `id`, `since` and the filters); each message is an event named
          *     by its type, and a `flow` event's id is its cursor, so `Last-Event-ID` resumes. Unread bytes count against the same bound.
          *
-         *     **Resume**: every `flow` message carries a signed `cursor`; subscribe with `since` (or SSE's `Last-Event-ID`) and the
+         *     **Resume**: every `flow` and `netflow` message carries a signed `cursor`; subscribe with `since` (or SSE's `Last-Event-ID`) and the
          *     stream delivers everything after it, from the database then live, with no gap and no duplicate, anywhere in the 7-day retention
          *     (older: `out_of_range`). Heartbeats (at least every 10 s) carry each subscription's cursor.
          *
@@ -4156,28 +4161,40 @@ export interface operations {
                 id?: string;
                 /** @description SSE: a cursor to resume after. */
                 since?: string;
-                /** @description SSE, `flow`: One underlying. Alias: ticker. */
+                /** @description SSE. `flow`: One underlying. Alias: ticker. `netflow`: The underlying (required). Alias: ticker. `gex`: The underlying (required). */
                 symbol?: string;
-                /** @description SSE, `flow`: Alias of symbol. */
+                /** @description SSE. `flow`, `netflow`: Alias of symbol. */
                 ticker?: string;
-                /** @description SSE, `flow`: Comma-separated underlyings, at most 20. Alias: tickers. */
+                /** @description SSE. `flow`: Comma-separated underlyings, at most 20. Alias: tickers. `quotes`: Comma-separated OCC symbols, at most 1000. */
                 symbols?: string;
-                /** @description SSE, `flow`: Alias of symbols. */
+                /** @description SSE. `flow`: Alias of symbols. */
                 tickers?: string;
-                /** @description SSE, `flow`: Only this sentiment (neutral includes prints without a direction). */
+                /** @description SSE. `flow`: Only this sentiment (neutral includes prints without a direction). */
                 sentiment?: "bullish" | "bearish" | "neutral";
-                /** @description SSE, `flow`: Only this fill side. */
+                /** @description SSE. `flow`: Only this fill side. */
                 side?: "ask" | "bid" | "mid";
-                /** @description SSE, `flow`: Only calls or puts. Alias: optionType. */
+                /** @description SSE. `flow`: Only calls or puts. Alias: optionType. */
                 type?: "call" | "put";
-                /** @description SSE, `flow`: Alias of type. */
+                /** @description SSE. `flow`: Alias of type. */
                 optionType?: "call" | "put";
-                /** @description SSE, `flow`: Only this execution type. Alias: execution. */
+                /** @description SSE. `flow`: Only this execution type. Alias: execution. */
                 executionType?: "sweep" | "block" | "split";
-                /** @description SSE, `flow`: Alias of executionType. */
+                /** @description SSE. `flow`: Alias of executionType. */
                 execution?: "sweep" | "block" | "split";
-                /** @description SSE, `flow`: Smallest premium counted, USD (default 10000; smaller values are allowed). */
+                /** @description SSE. `flow`, `netflow`: Smallest premium counted, USD (default 10000; smaller values are allowed). */
                 minPremium?: number;
+                /** @description SSE. `quotes`: Comma-separated underlyings whose every contract is followed, at most 5. */
+                underlyings?: string;
+                /** @description SSE. `gex`: Minimum days to expiration (default 0). Alias: dteMin. */
+                minDte?: number;
+                /** @description SSE. `gex`: Alias of minDte. */
+                dteMin?: number;
+                /** @description SSE. `gex`: Maximum days to expiration (default 60, at most 730; 0 selects same-day expirations only). Alias: dteMax. */
+                maxDte?: number;
+                /** @description SSE. `gex`: Alias of maxDte. */
+                dteMax?: number;
+                /** @description SSE. `gex`: Only same-day expirations; with maxDte above 0 gives 400 invalid_parameter. */
+                zeroDte?: "true" | "false";
             };
             header?: {
                 /** @description SSE: resume after this cursor. */
@@ -4212,7 +4229,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"] & {
                         /** @enum {unknown} */
-                        error?: "credentials_in_query" | "invalid_parameter" | "out_of_range";
+                        error?: "credentials_in_query" | "invalid_parameter" | "invalid_range" | "missing_symbol" | "out_of_range" | "too_many_symbols";
                         /** @constant */
                         status?: 400;
                     };
