@@ -54,6 +54,8 @@ export class MarketShard extends DurableObject<Bindings> {
   /** Per GEX key, the last summary sent (memory: after an eviction one equal summary may go again). */
   #lastGex = new Map<string, string>();
   #reading: Promise<void> | null = null;
+  /** Subscriptions registering now: reads of what moved wait for the next poll. */
+  #registering = 0;
 
   constructor(ctx: DurableObjectState, env: Bindings) {
     super(ctx, env);
@@ -69,6 +71,18 @@ export class MarketShard extends DurableObject<Bindings> {
   /** Registers a subscription and returns its current state, read in the same transaction as the shard's starting versions. */
   async subscribe(shard: string, hub: string, key: string, interest: MarketInterest): Promise<MarketState> {
     this.#name = shard;
+    // No read of what moved runs while a subscription registers: one would move the shard's version past the new
+    // scope's changes without having looked at them.
+    this.#registering++;
+    try {
+      while (this.#reading) await this.#reading;
+      return await this.#register(hub, key, interest);
+    } finally {
+      this.#registering--;
+    }
+  }
+
+  async #register(hub: string, key: string, interest: MarketInterest): Promise<MarketState> {
     const db = workerDatabase(this.env, "market");
     const now = this.#now();
     // Where nobody followed a scope (or anything) its old marks are stale: they start again from what this read sees.
@@ -145,7 +159,7 @@ export class MarketShard extends DurableObject<Bindings> {
     const db = workerDatabase(this.env, "market");
     const all = this.#interests.all();
     const scopes = new Set(all.flatMap(scopesOf));
-    if (scopes.size === 0 || this.#since === null) return;
+    if (scopes.size === 0 || this.#since === null || this.#registering > 0) return;
     const moved = await db
       .select({ scope: marketVersions.scope, version: marketVersions.version, asOf: marketVersions.asOf })
       .from(marketVersions)
