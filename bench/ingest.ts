@@ -10,7 +10,7 @@ import { ingestorArgs } from "./ingestor-process";
 import { openBackend, type SqlBackend } from "../ingest/db/sql-backend";
 import { elapsedAt, planToWire, type FeedPlan } from "./feed-clock";
 import { sampleLatency, VisibilityProbe, watchChanges, watchQuoteMinutes, watchScreenerMinutes, type Phase } from "./ingest-probes";
-import { percentile } from "./measure";
+import { percentile, until } from "./measure";
 import { explainWritePath } from "./ingest-explain";
 import type { BuildSteps } from "../ingest/screener/partitions";
 import { BenchStacks } from "./stack";
@@ -125,21 +125,6 @@ function child(nodeArgs: string[], env: Record<string, string>, nice: number, on
     }
   });
   return proc;
-}
-
-function until(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  return new Promise((resolve, reject) => {
-    const timer = setInterval(() => {
-      if (check()) {
-        clearInterval(timer);
-        resolve();
-      } else if (Date.now() > deadline) {
-        clearInterval(timer);
-        reject(new Error(`ingest benchmark: timed out waiting for ${what}`));
-      }
-    }, 100);
-  });
 }
 
 const fmt = (ms: number) => (Number.isFinite(ms) ? (ms / 1000).toFixed(2) : "–");

@@ -124,3 +124,19 @@ export async function measureThroughput(
   tally(errors, "socket error", load.errors - load.timeouts);
   return { rps: load.requests.average, errors };
 }
+
+/** Resolves once `check` holds (looked at every 100 ms); past `timeoutMs` it fails naming `what`. */
+export function until(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  return new Promise((resolve, reject) => {
+    const timer = setInterval(() => {
+      if (check()) {
+        clearInterval(timer);
+        resolve();
+      } else if (Date.now() > deadline) {
+        clearInterval(timer);
+        reject(new Error(`benchmark: timed out waiting for ${what}`));
+      }
+    }, 100);
+  });
+}

@@ -2,7 +2,7 @@ import { flowBucketShard } from "../src/streams/shard-rule";
 import type { ServerMessage } from "../src/streams/messages";
 import { STREAM_LIMITS } from "../src/streams/limits";
 import type { SqlBackend } from "../ingest/db/sql-backend";
-import { percentile } from "./measure";
+import { percentile, until } from "./measure";
 
 /** What one benchmark client subscribes to. */
 type Subscription =
@@ -102,7 +102,11 @@ export class StreamClients {
               : { channel: "gex", filters: { symbol: ticker } };
       run.clients.push(await run.connect(keys[Math.floor(i / perKey)]!, subscription, i));
     }
-    await Promise.all(run.clients.map((c) => until(() => c.first !== undefined || c.errors.length > 0 || c.messages > 0, 60_000)));
+    await until(
+      () => run.clients.every((c) => c.first !== undefined || c.errors.length > 0 || c.messages > 0),
+      60_000,
+      "every stream client's subscription",
+    );
     return run;
   }
 
@@ -286,15 +290,3 @@ function pick(tickers: string[], n: number, seed: number): string[] {
 }
 
 const ms = (value: number) => (Number.isFinite(value) ? `${value.toFixed(0)} ms` : "–");
-
-function until(check: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  return new Promise((resolve) => {
-    const timer = setInterval(() => {
-      if (check() || Date.now() > deadline) {
-        clearInterval(timer);
-        resolve();
-      }
-    }, 50);
-  });
-}
