@@ -424,8 +424,10 @@ describe("GET /v1/stream: the state channels (quotes, gex)", () => {
     await stream.next("subscribed");
     const first = await stream.next("gex");
     GexMessageSchema.parse(first);
-    const { strikes: _s, disclaimer: _d, ...summary } = rest;
-    expect(first).toEqual({ type: "gex", id: "g", seq: first.seq, ...summary });
+    // Every figure as REST's; `asOf` is the snapshot's time, which other files' writes may move between the two reads.
+    const { strikes: _s, disclaimer: _d, asOf, ...summary } = rest;
+    expect(first).toEqual({ type: "gex", id: "g", seq: first.seq, asOf: first.asOf, ...summary });
+    expect(Date.parse(first.asOf!)).toBeGreaterThanOrEqual(Date.parse(asOf as string));
     expect(first.regime).toBe("positive");
     // Puts' open interest swells: dealer gamma turns negative.
     await applyMinute("STRX", "open_interest = 50000", [occ("STRX", "P", 90), occ("STRX", "P", 100), occ("STRX", "P", 110)]);
